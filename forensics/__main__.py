@@ -1,0 +1,5 @@
+"""`python -m forensics` runs the command-line interface."""
+
+from forensics.cli.main import main
+
+main()

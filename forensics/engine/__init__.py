@@ -1,0 +1,1 @@
+"""Matching: line normalisation, the literal pre-filter, the log scanner, the root-cause verdict."""

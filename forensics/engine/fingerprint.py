@@ -1,0 +1,63 @@
+"""Fingerprints for unexplained failures: the last error line with volatile parts masked (Drain3-style)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import regex
+
+from forensics.engine.normalize import normalize_line
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.model import Evidence, Fingerprint, TestCase
+
+# Order matters: whole tokens (UUIDs, URLs, paths) go before the numbers inside them.
+_MASKS: tuple[tuple[regex.Pattern[str], str], ...] = (
+    (regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
+    (regex.compile(r"\b[a-zA-Z][\w+.-]*://[^\s'\"<>)\]]+"), "<url>"),
+    (regex.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.@+~-]+){2,}[/\\]?"), "<path>"),
+    (regex.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"), "<ip>"),
+    (regex.compile(r"\b(localhost|[A-Za-z][\w-]*):\d{2,5}\b"), r"\1:<port>"),
+    (regex.compile(r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "<hex>"),
+    (
+        regex.compile(
+            r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds|min|mins|minutes|h|hours)\b"
+        ),
+        "<duration>",
+    ),
+    (regex.compile(r"(?<![A-Za-z<])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "<num>"),
+    (regex.compile(r"\s+"), " "),
+)
+NO_ERROR_TEXT = "no error text found"
+
+
+def mask(text: str) -> str:
+    """The line with numbers, hex, UUIDs, paths, addresses, ports and durations replaced by placeholders."""
+    masked = text
+    for pattern, replacement in _MASKS:
+        masked = pattern.sub(replacement, masked)
+    return masked.strip()
+
+
+def fingerprint_for(test: TestCase, logs: Sequence[ScannedLog]) -> Fingerprint:
+    """Fingerprint a failing test nothing explained, from its best-ranked log's last error line."""
+    for log in sorted(logs, key=lambda scanned: scanned.ref.rank):
+        last = log.scan.last_error
+        if last is not None:
+            evidence = Evidence(
+                attachment=log.ref.attachment,
+                line=last.number,
+                text=last.text,
+                location=log.ref.location,
+                source=log.ref.source,
+                excerpt=(last,),
+            )
+            return _make(last.text, evidence)
+    first_line = next((line for line in test.message.splitlines() if line.strip()), "")
+    return _make(first_line or NO_ERROR_TEXT, None)
+
+
+def _make(line: str, evidence: Evidence | None) -> Fingerprint:
+    masked = mask(normalize_line(line).text) or NO_ERROR_TEXT
+    key = hashlib.sha1(masked.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
+    return Fingerprint(key=key, masked=masked, line=line, evidence=evidence)

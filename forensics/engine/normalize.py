@@ -1,0 +1,96 @@
+"""Strip what is not the message from a log line (colours, timestamps, process tags, level headers).
+
+Rules then match the message itself, whatever harness, CI or logger wrapped it. The level found on the
+way (an ERROR header, an exception line) is kept: an error line beats a warning when choosing a cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import regex
+
+ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]")
+
+# Each alternative is one prefix; they are stripped repeatedly because harnesses nest them
+# (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`).
+_PREFIX = regex.compile(
+    r"""
+    (?:
+        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+     # GitHub Actions / ISO stamp
+        (?:(?P<iso_level>INFO|WARN|WARNING|ERROR|DEBUG|TRACE|CRITICAL|FATAL)\s+(?:[\w.:-]+:\s+)?)?
+      | \[\d{4}-\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+[A-Z]{1,4}\d+)*\]\s*  # [stamp] (SGLang adds ` TP0`)
+      | \[(?P<tag>[A-Za-z][\w-]{0,24}|w\d+)\]:?\s                                 # [BASH] [PYTHON] [w3] [ERROR]
+      | \[rank\d+\]:?\s*                                                           # torch rank tag
+      | \((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+\)\s*               # vLLM process tag
+      | (?P<vllm_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]\s]+\]\s  # vLLM header
+      | \#\#\[(?P<actions_level>error|warning|notice|debug|group|endgroup)\]       # GitHub Actions workflow marker
+      | E\s{2,}(?=\S)                                                              # pytest's error lines
+    )
+    """,
+    regex.VERBOSE,
+)
+_EXCEPTION_LINE = regex.compile(
+    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning)(?:\[\w+\])?:\s|"
+    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '.*' panicked at|Fatal Python error:|"
+    r"(?:FATAL|CRITICAL|PANIC)\b"
+)
+_LEVEL_WORDS = {
+    "ERROR": 0, "CRITICAL": 0, "FATAL": 0, "WARNING": 2, "WARN": 2, "INFO": 3, "DEBUG": 3, "TRACE": 3,
+    "NOTICE": 3,
+}
+_MAX_PREFIXES = 12
+
+
+class Level(IntEnum):
+    """How strongly a line says "error": lower sorts first when choosing a root cause."""
+
+    ERROR = 0
+    PLAIN = 1
+    WARNING = 2
+    INFO = 3
+
+
+@dataclass(frozen=True, slots=True)
+class NormalizedLine:
+    """The message part of a line and its level."""
+
+    text: str
+    level: Level
+
+
+def strip_ansi(text: str) -> str:
+    """Remove colour and cursor escape codes."""
+    return ANSI.sub("", text) if "\x1b" in text else text
+
+
+def normalize_line(raw: str) -> NormalizedLine:
+    """The message with every known prefix removed, and the strongest level a prefix or the text shows."""
+    text = strip_ansi(raw).rstrip("\r\n")
+    level: Level | None = None
+    for _ in range(_MAX_PREFIXES):
+        match = _PREFIX.match(text)
+        if match is None or match.end() == 0:
+            break
+        word = match["iso_level"] or match["vllm_level"] or match["actions_level"] or match["tag"]
+        if word:
+            found = _LEVEL_WORDS.get(word.upper())
+            if found is not None:
+                level = Level(found) if level is None else Level(min(level, found))
+        if match.group(0).startswith("E "):
+            level = Level.ERROR
+        text = text[match.end() :]
+    message = text.strip()
+    if level is None or level > Level.ERROR:
+        if _EXCEPTION_LINE.match(message) and not message.startswith("Traceback"):
+            level = Level.ERROR
+    return NormalizedLine(text=message, level=level if level is not None else Level.PLAIN)
+
+
+def is_error_line(line: NormalizedLine) -> bool:
+    """An error-level line that says something (not a traceback header or a source frame)."""
+    if line.level is not Level.ERROR or not line.text:
+        return False
+    text = line.text
+    return not (text.startswith(("Traceback", 'File "', "^", "~")) or text in ("Last error:",))

@@ -1,0 +1,145 @@
+"""Find the literal text every match of a pattern must contain, and search a block for all of them at once.
+
+Matching every rule's regex against every line is what makes a naive engine slow. Instead one combined
+search over raw bytes finds the few lines that contain some rule's required literal; only those lines
+are decoded, normalised and given to the real patterns. A pattern without a usable literal (3+ chars)
+makes every line a candidate: correct, just slower (`rules lint` points such patterns out).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+try:  # Python 3.11+ keeps the parser private; it is stable across 3.11-3.14
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+    from re._constants import (  # type: ignore[import-not-found]
+        BRANCH,
+        LITERAL,
+        MAX_REPEAT,
+        MIN_REPEAT,
+        POSSESSIVE_REPEAT,
+        SUBPATTERN,
+    )
+except ImportError:  # pragma: no cover - only on a Python that moved it
+    sre_parse = None
+
+MIN_LITERAL = 3
+_ATOMIC_GROUP = "ATOMIC_GROUP"
+
+
+@dataclass(frozen=True, slots=True)
+class Literals:
+    """Any one of `alternatives` must occur in a line the pattern matches."""
+
+    alternatives: tuple[str, ...]
+    ignore_case: bool
+
+
+def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
+    """The best set of literals a match must contain, or None when none is long enough."""
+    if sre_parse is None:
+        return None
+    try:
+        parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except (re.error, OverflowError, RecursionError, TypeError):
+        return None  # `regex`-only syntax: no pre-filter for this pattern
+    flags = parsed.state.flags
+    insensitive = ignore_case or bool(flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
+    best = _best_of_sequence(list(parsed.data))
+    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
+        return None
+    alternatives = tuple(sorted({lit.lower() if insensitive else lit for lit in best}, key=lambda s: (-len(s), s)))
+    return Literals(alternatives=alternatives, ignore_case=insensitive)
+
+
+def _has_scoped_ignorecase(items: object) -> bool:
+    """True when a `(?i:...)` group appears anywhere: its literals must then be matched case-insensitively."""
+    for op, argument in items:  # type: ignore[attr-defined]
+        if op is SUBPATTERN:
+            _group, add_flags, _remove, sub = argument
+            if add_flags & re.IGNORECASE or _has_scoped_ignorecase(sub.data):
+                return True
+        elif op is BRANCH:
+            if any(_has_scoped_ignorecase(branch.data) for branch in argument[1]):
+                return True
+        elif op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
+            if _has_scoped_ignorecase(argument[2].data):
+                return True
+    return False
+
+
+def _score(option: Sequence[str]) -> tuple[int, int]:
+    return (min(len(lit) for lit in option), -len(option))
+
+
+def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
+    """Among the literal runs and required sub-parts of a sequence, the most selective one."""
+    options: list[list[str]] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if run:
+            options.append(["".join(run)])
+            run.clear()
+
+    for op, argument in items:
+        if op is LITERAL:
+            run.append(chr(argument))  # type: ignore[arg-type]
+            continue
+        close_run()
+        sub = _required_option(op, argument)
+        if sub is not None:
+            options.append(sub)
+    close_run()
+    options = [option for option in options if option and all(option)]
+    if not options:
+        return None
+    return max(options, key=_score)
+
+
+def _required_option(op: object, argument: object) -> list[str] | None:
+    """Literals that any match of this element must contain, or None."""
+    if op is SUBPATTERN:
+        _group, _add, _remove, sub = argument  # type: ignore[misc]
+        return _best_of_sequence(list(sub.data))
+    if op is BRANCH:
+        _unused, branches = argument  # type: ignore[misc]
+        collected: list[str] = []
+        for branch in branches:
+            best = _best_of_sequence(list(branch.data))
+            if best is None:
+                return None
+            collected.extend(best)
+        return collected
+    if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
+        minimum, _maximum, sub = argument  # type: ignore[misc]
+        return _best_of_sequence(list(sub.data)) if minimum >= 1 else None
+    if str(op) == _ATOMIC_GROUP:
+        return _best_of_sequence(list(argument.data))  # type: ignore[attr-defined]
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Prefilter:
+    """One compiled bytes regex that finds any rule literal; `None` pattern means every line is a candidate."""
+
+    pattern: re.Pattern[bytes] | None
+
+    @classmethod
+    def build(cls, literal_sets: Sequence[Literals | None]) -> Prefilter:
+        """Combine the literals of every probe; one probe without literals turns the filter off."""
+        if not literal_sets or any(literals is None for literals in literal_sets):
+            return cls(pattern=None)
+        sensitive: set[bytes] = set()
+        insensitive: set[bytes] = set()
+        for literals in literal_sets:
+            assert literals is not None
+            target = insensitive if literals.ignore_case else sensitive
+            target.update(lit.encode("utf-8") for lit in literals.alternatives)
+        parts = [re.escape(lit) for lit in sorted(sensitive, key=lambda b: (-len(b), b))]
+        if insensitive:
+            joined = b"|".join(re.escape(lit) for lit in sorted(insensitive, key=lambda b: (-len(b), b)))
+            parts.append(b"(?i:" + joined + b")")
+        return cls(pattern=re.compile(b"|".join(parts)))

@@ -1,0 +1,310 @@
+"""Scan one log stream once for every rule: pre-filter blocks of bytes, then run patterns on candidate lines.
+
+Memory stays bounded whatever the log size: the stream is read in blocks, only candidate lines are
+decoded, and each probe keeps at most one hit per level.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import BinaryIO
+
+import regex
+
+from forensics.engine.normalize import Level, NormalizedLine, is_error_line, normalize_line, strip_ansi
+from forensics.engine.prefilter import Literals, Prefilter, required_literals
+from forensics.model import ExcerptLine, Problem
+from forensics.rules.model import Rule, RuleSet
+
+EXCERPT_TEXT_LIMIT = 500
+EVIDENCE_TEXT_LIMIT = 2000
+
+
+class ProbeRole(StrEnum):
+    """What a probe's matches are used for."""
+
+    PATTERN = "pattern"
+    REQUIRES = "requires"
+    EXCLUDES = "excludes"
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """One regex the scanner looks for, tied to the rule it belongs to."""
+
+    rule_index: int
+    role: ProbeRole
+    pattern: regex.Pattern[str]
+    literals: Literals | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScanLimits:
+    """Bounds that keep one log from taking the run down."""
+
+    max_bytes: int = 512 * 1024 * 1024
+    regex_timeout: float = 0.5
+    max_line: int = 1024 * 1024
+    block_size: int = 1024 * 1024
+    context_before: int = 3
+    context_after: int = 2
+    tail_bytes: int = 64 * 1024
+
+
+class CompiledRules:
+    """Every rule's patterns and co-conditions as probes, with one pre-filter over all of them."""
+
+    def __init__(self, rules: RuleSet) -> None:
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        probes: list[Probe] = []
+        for index, rule in enumerate(self.rules):
+            for role, patterns in (
+                (ProbeRole.PATTERN, rule.patterns),
+                (ProbeRole.REQUIRES, rule.requires),
+                (ProbeRole.EXCLUDES, rule.excludes),
+            ):
+                for pattern in patterns:
+                    literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
+                    probes.append(Probe(index, role, pattern, literals))
+        self.probes: tuple[Probe, ...] = tuple(probes)
+        self.prefilter = Prefilter.build([probe.literals for probe in probes])
+        self.probes_by_rule: dict[int, tuple[int, ...]] = {}
+        for number, probe in enumerate(probes):
+            self.probes_by_rule.setdefault(probe.rule_index, ())
+            self.probes_by_rule[probe.rule_index] += (number,)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """A probe matching one line: where, how loud the line was, and what it captured."""
+
+    probe: int
+    line: int
+    text: str
+    level: Level
+    captures: tuple[tuple[str, str], ...]
+    excerpt: tuple[ExcerptLine, ...]
+
+
+@dataclass
+class LogScan:
+    """What one pass over one log found."""
+
+    hits: dict[int, list[Hit]] = field(default_factory=dict)  # probe -> first hit at each level
+    counts: dict[int, int] = field(default_factory=dict)
+    last_error: ExcerptLine | None = None
+    lines: int = 0
+    bytes_read: int = 0
+    truncated: bool = False
+    problems: list[Problem] = field(default_factory=list)
+
+    def record(self, hit: Hit) -> None:
+        """Keep the first hit per level for each probe; count them all."""
+        self.counts[hit.probe] = self.counts.get(hit.probe, 0) + 1
+        kept = self.hits.setdefault(hit.probe, [])
+        if all(existing.level is not hit.level for existing in kept):
+            kept.append(hit)
+
+    def present(self, probe: int) -> bool:
+        """Whether a probe matched anywhere in this log."""
+        return self.counts.get(probe, 0) > 0
+
+
+def scan_text(text: str, compiled: CompiledRules, *, name: str, limits: ScanLimits | None = None) -> LogScan:
+    """Scan text already in memory (a status message, a trace, a rule example)."""
+    return scan_stream(io.BytesIO(text.encode("utf-8", "replace")), compiled, name=name, limits=limits)
+
+
+def scan_stream(
+    stream: BinaryIO, compiled: CompiledRules, *, name: str, limits: ScanLimits | None = None
+) -> LogScan:
+    """Read a log once; a read error or the size limit ends the scan early as a problem, keeping what was found."""
+    scanner = _Scanner(compiled, name, limits or ScanLimits())
+    try:
+        for block in _blocks(stream, scanner):
+            scanner.process(block)
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+        scanner.scan.problems.append(
+            Problem(
+                object=name,
+                message=f"reading stopped after {scanner.scan.bytes_read} bytes: {err}",
+                hint="the archive may be truncated or corrupt; download it again",
+            )
+        )
+    scanner.finish()
+    return scanner.scan
+
+
+def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[bytes]:
+    """Blocks that end at a line break (or at `max_line` for a giant line), within the size limit."""
+    limits = scanner.limits
+    pending = b""
+    remaining = limits.max_bytes
+    while True:
+        chunk = stream.read(min(limits.block_size, remaining)) if remaining > 0 else b""
+        remaining -= len(chunk)
+        scanner.scan.bytes_read += len(chunk)
+        if not chunk:
+            if remaining <= 0 and stream.read(1):
+                scanner.scan.truncated = True
+            if pending:
+                yield pending
+            return
+        data = pending + chunk if pending else chunk
+        cut = data.rfind(b"\n")
+        if cut >= 0:
+            yield data[: cut + 1]
+            pending = data[cut + 1 :]
+        elif len(data) >= limits.max_line:
+            yield data  # one giant line: match its pieces, keep counting it as one line
+            pending = b""
+        else:
+            pending = data
+
+
+class _Scanner:
+    """The state of one pass: line numbering across blocks, disabled probes, the tail for the last error."""
+
+    def __init__(self, compiled: CompiledRules, name: str, limits: ScanLimits) -> None:
+        self.compiled = compiled
+        self.name = name
+        self.limits = limits
+        self.scan = LogScan()
+        self.newlines = 0  # line breaks seen before the current block
+        self.timed_out: set[int] = set()
+        self.tail = b""
+        self.tail_from_start = True  # the tail still holds the first line whole
+
+    def process(self, block: bytes) -> None:
+        prefilter = self.compiled.prefilter.pattern
+        position = 0
+        counted_to = 0
+        line_number = self.newlines + 1
+        size = len(block)
+        while position < size:
+            if prefilter is None:
+                start = position
+            else:
+                match = prefilter.search(block, position)
+                if match is None:
+                    break
+                start = block.rfind(b"\n", 0, match.start()) + 1
+            end = block.find(b"\n", start)
+            end = size if end < 0 else end
+            line_number += block.count(b"\n", counted_to, start)
+            counted_to = start
+            self.match_line(block, start, end, line_number)
+            position = end + 1
+        self.newlines += block.count(b"\n")
+        joined = self.tail + block
+        self.tail_from_start = self.tail_from_start and len(joined) <= self.limits.tail_bytes
+        self.tail = joined[-self.limits.tail_bytes :]
+
+    def match_line(self, block: bytes, start: int, end: int, line_number: int) -> None:
+        raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")
+        line = normalize_line(raw)
+        if not line.text:
+            return
+        folded: str | None = None
+        for number, probe in enumerate(self.compiled.probes):
+            if number in self.timed_out:
+                continue
+            if probe.literals is not None:
+                haystack = line.text
+                if probe.literals.ignore_case:
+                    folded = folded if folded is not None else line.text.lower()
+                    haystack = folded
+                if not any(literal in haystack for literal in probe.literals.alternatives):
+                    continue
+            found = self.search(number, probe, line, line_number)
+            if found is not None:
+                captures = tuple((k, v) for k, v in found.groupdict().items() if v is not None)
+                self.scan.record(
+                    Hit(
+                        probe=number,
+                        line=line_number,
+                        text=strip_ansi(raw).rstrip("\r")[:EVIDENCE_TEXT_LIMIT],
+                        level=line.level,
+                        captures=captures,
+                        excerpt=_excerpt(block, start, end, line_number, self.limits),
+                    )
+                )
+
+    def search(
+        self, number: int, probe: Probe, line: NormalizedLine, line_number: int
+    ) -> regex.Match[str] | None:
+        try:
+            return probe.pattern.search(line.text, timeout=self.limits.regex_timeout)
+        except TimeoutError:
+            self.timed_out.add(number)
+            rule = self.compiled.rules[probe.rule_index]
+            self.scan.problems.append(
+                Problem(
+                    object=f"rule '{rule.id}'",
+                    message=(
+                        f"pattern /{probe.pattern.pattern[:80]}/ gave up after {self.limits.regex_timeout}s on "
+                        f"line {line_number} of {self.name}; the rule was skipped for the rest of this log"
+                    ),
+                    hint="the pattern backtracks; bound its repeats (`ci-forensics rules lint` finds such patterns)",
+                )
+            )
+            return None
+
+    def finish(self) -> None:
+        self.scan.lines = self.newlines + (1 if self.tail and not self.tail.endswith(b"\n") else 0)
+        if self.scan.truncated:
+            self.scan.problems.append(
+                Problem(
+                    object=self.name,
+                    message=f"larger than the {self.limits.max_bytes // (1024 * 1024)} MiB limit; "
+                    "only the beginning was analysed",
+                    hint="raise --max-log-size if the root cause may be further down",
+                )
+            )
+        self.scan.last_error = _last_error_line(self.tail, self.newlines, whole=self.tail_from_start)
+
+
+def _excerpt(block: bytes, start: int, end: int, line_number: int, limits: ScanLimits) -> tuple[ExcerptLine, ...]:
+    """The matched line with a few lines before and after it, as far as this block holds them."""
+    before: list[ExcerptLine] = []
+    cursor = start
+    for offset in range(1, limits.context_before + 1):
+        if cursor <= 0:
+            break
+        previous = block.rfind(b"\n", 0, cursor - 1) + 1
+        before.append(ExcerptLine(line_number - offset, _excerpt_text(block[previous : cursor - 1])))
+        cursor = previous
+    lines = [*reversed(before), ExcerptLine(line_number, _excerpt_text(block[start:end]))]
+    cursor = end
+    for offset in range(1, limits.context_after + 1):
+        if cursor >= len(block) - 1:
+            break
+        following = block.find(b"\n", cursor + 1)
+        following = len(block) if following < 0 else following
+        lines.append(ExcerptLine(line_number + offset, _excerpt_text(block[cursor + 1 : following])))
+        cursor = following
+    return tuple(lines)
+
+
+def _excerpt_text(raw: bytes) -> str:
+    return strip_ansi(raw[: EXCERPT_TEXT_LIMIT * 4].decode("utf-8", "replace")).rstrip("\r")[:EXCERPT_TEXT_LIMIT]
+
+
+def _last_error_line(tail: bytes, newlines_total: int, *, whole: bool) -> ExcerptLine | None:
+    """The last error-level line among the final lines of the log (for fingerprints of unexplained failures)."""
+    if not tail:
+        return None
+    lines = tail.split(b"\n")
+    if tail.endswith(b"\n"):
+        lines.pop()
+    last_number = newlines_total if tail.endswith(b"\n") else newlines_total + 1
+    for offset, raw in enumerate(reversed(lines if whole else lines[1:])):
+        text = raw.decode("utf-8", "replace")
+        if is_error_line(normalize_line(text)):
+            return ExcerptLine(last_number - offset, strip_ansi(text).rstrip("\r")[:EVIDENCE_TEXT_LIMIT])
+    return None

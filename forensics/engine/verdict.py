@@ -1,0 +1,90 @@
+"""Choose each test's root cause among the rules that matched its logs, and list the symptoms it explains.
+
+A symptom never wins over a cause. Among causes: higher priority, then an error line over warning/info
+lines, then the best-ranked log, then the earliest line. Co-conditions (`requires`, `excludes`) are
+checked over all of the test's logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from forensics.engine.fingerprint import fingerprint_for
+from forensics.engine.scanner import CompiledRules, Hit, ProbeRole
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.model import Evidence, Finding, RuleKind, TestCase, Verdict
+from forensics.rules.model import Rule
+
+_Candidate = tuple[Hit, ScannedLog]
+
+
+def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) -> Verdict:
+    """The verdict for one test from the scans of its logs."""
+    best_per_rule = matched_rules(logs, compiled)
+    causes = [(index, found) for index, found in best_per_rule.items() if compiled.rules[index].kind is RuleKind.CAUSE]
+    symptoms = [(index, found) for index, found in best_per_rule.items() if compiled.rules[index].kind is RuleKind.SYMPTOM]
+    root_cause = None
+    if causes:
+        index, (hit, log) = min(
+            causes, key=lambda item: (-compiled.rules[item[0]].priority, *_position(item[1]), compiled.rules[item[0]].id)
+        )
+        root_cause = finding(compiled.rules[index], hit, log)
+    symptom_findings = tuple(
+        finding(compiled.rules[index], hit, log)
+        for index, (hit, log) in sorted(symptoms, key=lambda item: (item[1][1].ref.rank, item[1][0].line))
+    )
+    fingerprint = None
+    if root_cause is None and test.status.is_failing:
+        fingerprint = fingerprint_for(test, logs)
+    return Verdict(test=test, root_cause=root_cause, symptoms=symptom_findings, fingerprint=fingerprint)
+
+
+def matched_rules(logs: Sequence[ScannedLog], compiled: CompiledRules) -> dict[int, _Candidate]:
+    """For every rule whose pattern matched and whose co-conditions hold, its best hit."""
+    best: dict[int, _Candidate] = {}
+    for rule_index, probe_numbers in compiled.probes_by_rule.items():
+        required = [n for n in probe_numbers if compiled.probes[n].role is ProbeRole.REQUIRES]
+        excluded = [n for n in probe_numbers if compiled.probes[n].role is ProbeRole.EXCLUDES]
+        candidates: list[_Candidate] = [
+            (hit, log)
+            for n in probe_numbers
+            if compiled.probes[n].role is ProbeRole.PATTERN
+            for log in logs
+            for hit in log.scan.hits.get(n, ())
+        ]
+        if not candidates:
+            continue
+        if not all(any(log.scan.present(n) for log in logs) for n in required):
+            continue
+        if any(log.scan.present(n) for n in excluded for log in logs):
+            continue
+        best[rule_index] = min(candidates, key=_position)
+    return best
+
+
+def _position(candidate: _Candidate) -> tuple[int, int, int]:
+    hit, log = candidate
+    return (hit.level, log.ref.rank, hit.line)
+
+
+def finding(rule: Rule, hit: Hit, log: ScannedLog) -> Finding:
+    """A rule's match turned into what reports show: values, filled summary, evidence."""
+    values = rule.values(dict(hit.captures))
+    return Finding(
+        rule_id=rule.id,
+        title=rule.title,
+        category=rule.category,
+        kind=rule.kind,
+        summary=rule.summary.render(values),
+        advice=rule.advice,
+        fields=tuple(values.items()),
+        evidence=Evidence(
+            attachment=log.ref.attachment,
+            line=hit.line,
+            text=hit.text,
+            location=log.ref.location,
+            source=log.ref.source,
+            excerpt=hit.excerpt,
+        ),
+        tickets=rule.tickets,
+    )

@@ -1,0 +1,54 @@
+"""The exceptions that end a whole run; each names the object and a hint for the next step.
+
+Per-item trouble (one broken artifact, file or log) is not an exception but a `Problem` in the report.
+"""
+
+from __future__ import annotations
+
+
+class ForensicsError(Exception):
+    """A whole-run failure with a message naming the object and a hint naming the next action."""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(ForensicsError):
+    """Options or environment that cannot work together."""
+
+
+class RulesError(ForensicsError):
+    """A rule file that cannot be loaded: bad TOML, a missing field, a bad regex."""
+
+
+class ResultsError(ForensicsError):
+    """Inputs that cannot be read at all: no such path, not a results folder, zip or log."""
+
+
+class ServiceError(ForensicsError):
+    """A remote service (GitHub, Linear, Jira) refused or failed."""
+
+
+class AuthenticationError(ServiceError):
+    """Credentials are missing or lack a permission."""
+
+
+class NotFoundError(ServiceError):
+    """The remote object does not exist (or is not visible with these credentials)."""
+
+
+class RateLimitedError(ServiceError):
+    """The service asked us to slow down for longer than we are willing to wait."""
+
+
+class UnavailableError(ServiceError):
+    """The service kept failing (5xx, dropped connections) after retries."""
+
+
+class StoreError(ForensicsError):
+    """The history store cannot be opened or migrated."""

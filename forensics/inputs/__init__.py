@@ -1,0 +1,1 @@
+"""Reading inputs: results folders, artifact zips and plain logs, and the Allure files inside them."""

@@ -1,0 +1,93 @@
+"""Turn the paths a user gave into inputs: results folders, artifact zips (also a folder of them), logs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from forensics.errors import ResultsError
+from forensics.inputs.allure import has_results
+from forensics.inputs.archive import Archive, DirectoryArchive, ZipArchive
+from forensics.model import Problem
+
+STDIN = "-"
+_ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class LogInput:
+    """A plain log file (or stdin) analysed as one failing item named after it."""
+
+    path: str
+    label: str
+    open: Callable[[], BinaryIO]
+    kind: str = "log"
+
+
+Input = Archive | LogInput
+
+
+def discover(path: str) -> list[Input]:
+    """The inputs behind one command-line path; ResultsError when it is none of the accepted kinds."""
+    if path == STDIN:
+        return [LogInput(path=STDIN, label="stdin", open=lambda: sys.stdin.buffer, kind="stdin")]
+    location = Path(path)
+    if not location.exists():
+        raise ResultsError(f"'{path}' does not exist", hint="pass an allure-results folder, an artifact .zip or a log file")
+    if location.is_dir():
+        return _discover_directory(location, path)
+    with location.open("rb") as stream:
+        head = stream.read(_SNIFF_BYTES)
+    if head.startswith(_ZIP_MAGIC):
+        return [ZipArchive(location, label=path)]
+    if path.endswith("-result.json") or path.endswith("-container.json"):
+        raise ResultsError(
+            f"'{path}' is a single Allure file",
+            hint=f"pass the folder that holds it: {location.parent}",
+        )
+    if _looks_binary(head):
+        raise ResultsError(
+            f"'{path}' is not an allure-results folder, an artifact zip or a text log",
+            hint="pass the allure-results folder, the downloaded artifact .zip, or a log file",
+        )
+    return [LogInput(path=path, label=path, open=lambda: location.open("rb"))]
+
+
+def _discover_directory(location: Path, path: str) -> list[Input]:
+    archive = DirectoryArchive(location, label=path)
+    names = archive.names()
+    if has_results(names):
+        return [archive]
+    zips = [name for name in names if name.lower().endswith(".zip")]
+    if zips:  # a folder of downloaded artifacts (`fetch --download-only`): one broken zip spoils no other
+        inputs: list[Input] = []
+        for name in zips:
+            try:
+                inputs.append(ZipArchive(location / name, label=f"{path.rstrip('/')}/{name}"))
+            except ResultsError as err:
+                archive.problems.append(Problem(object=f"{path.rstrip('/')}/{name}", message=err.message, hint=err.hint))
+        if not inputs:
+            raise ResultsError(
+                f"none of the {len(zips)} zip(s) in folder '{path}' could be read: {archive.problems[0].message}",
+                hint=archive.problems[0].hint,
+            )
+        inputs[0].problems.extend(archive.problems)  # type: ignore[union-attr]
+        return inputs
+    if not names:
+        raise ResultsError(f"folder '{path}' is empty", hint="point at the allure-results folder the test run wrote")
+    raise ResultsError(
+        f"folder '{path}' holds no Allure results (*-result.json) and no artifact zips",
+        hint="pass the allure-results folder (pytest --alluredir=…), an artifact .zip, or a log file",
+    )
+
+
+def _looks_binary(head: bytes) -> bool:
+    """Mostly NULs and control bytes: an image or an executable, not a log with a few bad bytes."""
+    if not head:
+        return False
+    control = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
+    return head.count(0) > len(head) // 10 or control > len(head) * 3 // 10

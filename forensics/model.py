@@ -1,0 +1,247 @@
+"""The data model shared by readers, the engine and renderers: frozen, slotted, tuples not lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+Value = int | float | str
+"""A captured or derived value: numbers stay numbers so renderers and dashboards can compute."""
+
+
+class Status(StrEnum):
+    """A test outcome as Allure records it; anything unrecognised becomes `unknown`."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    BROKEN = "broken"
+    SKIPPED = "skipped"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def parse(cls, raw: object) -> Status:
+        """Normalise Allure's status field (any case, null, invalid) to a Status."""
+        if isinstance(raw, str):
+            try:
+                return cls(raw.strip().lower())
+            except ValueError:
+                return cls.UNKNOWN
+        return cls.UNKNOWN
+
+    @property
+    def is_failing(self) -> bool:
+        """Failed and broken both count: allure-pytest reports any non-assert exception as broken."""
+        return self in (Status.FAILED, Status.BROKEN)
+
+
+class Category(StrEnum):
+    """Who should act on a root cause."""
+
+    INFRASTRUCTURE = "infrastructure"
+    DEPENDENCY = "dependency"
+    PRODUCT = "product"
+    TEST = "test"
+    EXTERNAL_SERVICE = "external-service"
+
+
+class RuleKind(StrEnum):
+    """A cause can be a root cause; a symptom (a wrapper error) never wins over a cause."""
+
+    CAUSE = "cause"
+    SYMPTOM = "symptom"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An Allure link as written by the adapter (`url` and `name` may be swapped by users)."""
+
+    type: str
+    name: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A ticket a test points to: a Linear/Jira key, a GitHub issue or pull request."""
+
+    system: str  # "linear", "jira" or "github"
+    key: str  # "OPS-4445", "ai-dynamo/dynamo#8443" or "#8443" (repository unknown)
+    url: str = ""
+    origin: str = "link"  # "link", "skip-reason", "rule" or "option"
+
+
+@dataclass(frozen=True, slots=True)
+class LogRef:
+    """One log a test can be explained by: where it is and how it ranks among the test's logs."""
+
+    input_label: str
+    source: str  # entry path inside the input; "" for text kept inline (status message, trace)
+    attachment: str  # the attachment name shown to users, e.g. "bash.log.txt"
+    location: str  # "result", "step 'wait for server ready'", "fixture 'oom_server::1' (teardown)"
+    rank: int  # lower is searched first and preferred on ties
+    inline_text: str | None = None
+    shared_by: int = 1  # how many tests share this log (container logs)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity for scanning each log once, however many tests share it."""
+        if self.inline_text is not None:
+            return (self.input_label, self.location, self.inline_text)
+        return (self.input_label, self.source, "")
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """One test execution as read from the results (the latest one, when retried)."""
+
+    __test__ = False  # not a pytest class
+
+    uuid: str
+    name: str
+    full_name: str
+    status: Status
+    input_label: str
+    message: str = ""
+    trace: str = ""
+    history_id: str = ""
+    links: tuple[Link, ...] = ()
+    tickets: tuple[Ticket, ...] = ()
+    labels: tuple[tuple[str, str], ...] = ()
+    parameters: tuple[tuple[str, str], ...] = ()
+    start: int | None = None
+    stop: int | None = None
+    retries: int = 0
+    previous_statuses: tuple[Status, ...] = ()
+    logs: tuple[LogRef, ...] = ()
+    origin: str = "allure"  # "allure" or "log" (a plain log analysed as one failing item)
+
+
+@dataclass(frozen=True, slots=True)
+class ExcerptLine:
+    """A line of a log excerpt with its original 1-based number."""
+
+    number: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The line that proves a finding, kept as it was in the log, with a few lines around it."""
+
+    attachment: str
+    line: int
+    text: str
+    location: str = ""
+    source: str = ""
+    excerpt: tuple[ExcerptLine, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule that matched a test's logs, with its filled summary and the values it captured."""
+
+    rule_id: str
+    title: str
+    category: Category
+    kind: RuleKind
+    summary: str
+    advice: str
+    fields: tuple[tuple[str, Value], ...]
+    evidence: Evidence
+    tickets: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """A stable key for an unexplained failure: its last error line with volatile parts masked."""
+
+    key: str
+    masked: str
+    line: str
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Per-item trouble that did not stop the run: shown in every format."""
+
+    object: str
+    message: str
+    hint: str = ""
+    severity: str = "warning"  # "warning" or "error"
+    test: str = ""  # uuid of the test it concerns, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the engine concluded for one test."""
+
+    test: TestCase
+    root_cause: Finding | None = None
+    symptoms: tuple[Finding, ...] = ()
+    fingerprint: Fingerprint | None = None
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def explained(self) -> bool:
+        """A failing test is explained when a cause rule matched."""
+        return self.root_cause is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Failing tests that share a root cause rule, or (unexplained) a fingerprint."""
+
+    kind: str  # "cause" or "unexplained"
+    key: str  # rule id or fingerprint key
+    title: str
+    category: str
+    test_uuids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class InputInfo:
+    """One input the run read: a results folder, an artifact zip, or a plain log."""
+
+    path: str
+    kind: str  # "directory", "zip", "log" or "stdin"
+    label: str
+    tests: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything one analysis found; renderers are pure functions of it."""
+
+    inputs: tuple[InputInfo, ...]
+    verdicts: tuple[Verdict, ...]
+    groups: tuple[Group, ...]
+    problems: tuple[Problem, ...]
+    rules_loaded: int = 0
+    context: tuple[tuple[str, str], ...] = field(default=())
+
+    @property
+    def failing(self) -> tuple[Verdict, ...]:
+        """Verdicts of failed and broken tests, in report order."""
+        return tuple(v for v in self.verdicts if v.test.status.is_failing)
+
+    @property
+    def explained_count(self) -> int:
+        """How many failing tests got a root cause."""
+        return sum(1 for v in self.failing if v.explained)
+
+    @property
+    def unexplained_count(self) -> int:
+        """How many failing tests no cause rule explained."""
+        return len(self.failing) - self.explained_count
+
+    def status_counts(self) -> dict[str, int]:
+        """Tests per status, every status present (zeros included)."""
+        counts = {status.value: 0 for status in Status}
+        for verdict in self.verdicts:
+            counts[verdict.test.status.value] += 1
+        return counts
+
+    def verdict_by_uuid(self) -> dict[str, Verdict]:
+        """Index verdicts for renderers that walk groups."""
+        return {v.test.uuid: v for v in self.verdicts}

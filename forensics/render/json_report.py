@@ -1,0 +1,130 @@
+"""The JSON report: the versioned machine contract that the Action, dashboards and ticket comments read.
+
+Bump SCHEMA_VERSION's minor number when adding fields, its major number when changing or removing one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from forensics.model import Evidence, Finding, Fingerprint, Report, Verdict
+from forensics.render.common import explained_share, headline
+from forensics.version import __version__
+
+SCHEMA_VERSION = "1.0"
+
+
+def render_json(report: Report) -> str:
+    """The report as indented JSON text."""
+    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The report as plain JSON-ready data."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "ci-forensics", "version": __version__},
+        "headline": headline(report),
+        "summary": {
+            "tests": len(report.verdicts),
+            "by_status": report.status_counts(),
+            "failing": len(report.failing),
+            "explained": report.explained_count,
+            "unexplained": report.unexplained_count,
+            "explained_share": explained_share(report),
+            "groups": len(report.groups),
+            "problems": len(report.problems),
+            "rules_loaded": report.rules_loaded,
+        },
+        "context": dict(report.context),
+        "inputs": [
+            {"path": item.path, "kind": item.kind, "label": item.label, "tests": item.tests} for item in report.inputs
+        ],
+        "groups": [
+            {
+                "kind": group.kind,
+                "key": group.key,
+                "title": group.title,
+                "category": group.category or None,
+                "count": len(group.test_uuids),
+                "tests": list(group.test_uuids),
+            }
+            for group in report.groups
+        ],
+        "tests": [_test(verdict) for verdict in report.verdicts],
+        "problems": [
+            {
+                "severity": problem.severity,
+                "object": problem.object,
+                "message": problem.message,
+                "hint": problem.hint or None,
+                "test": problem.test or None,
+            }
+            for problem in report.problems
+        ],
+    }
+
+
+def _test(verdict: Verdict) -> dict[str, Any]:
+    test = verdict.test
+    duration = test.stop - test.start if test.start is not None and test.stop is not None else None
+    return {
+        "id": test.uuid,
+        "name": test.name,
+        "full_name": test.full_name,
+        "status": test.status.value,
+        "message": test.message,
+        "input": test.input_label,
+        "origin": test.origin,
+        "history_id": test.history_id or None,
+        "retries": test.retries,
+        "previous_statuses": [status.value for status in test.previous_statuses],
+        "start": test.start,
+        "stop": test.stop,
+        "duration_ms": duration,
+        "labels": [{"name": name, "value": value} for name, value in test.labels],
+        "parameters": [{"name": name, "value": value} for name, value in test.parameters],
+        "links": [{"type": link.type, "name": link.name, "url": link.url} for link in test.links],
+        "tickets": [
+            {"system": t.system, "key": t.key, "url": t.url or None, "origin": t.origin} for t in test.tickets
+        ],
+        "logs": [{"attachment": log.attachment, "location": log.location, "source": log.source} for log in test.logs],
+        "root_cause": _finding(verdict.root_cause) if verdict.root_cause else None,
+        "symptoms": [_finding(symptom) for symptom in verdict.symptoms],
+        "fingerprint": _fingerprint(verdict.fingerprint) if verdict.fingerprint else None,
+    }
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    return {
+        "rule": finding.rule_id,
+        "title": finding.title,
+        "category": finding.category.value,
+        "kind": finding.kind.value,
+        "summary": finding.summary,
+        "advice": finding.advice,
+        "fields": dict(finding.fields),
+        "evidence": _evidence(finding.evidence),
+        "tickets": list(finding.tickets),
+    }
+
+
+def _evidence(evidence: Evidence) -> dict[str, Any]:
+    return {
+        "attachment": evidence.attachment,
+        "line": evidence.line,
+        "text": evidence.text,
+        "location": evidence.location,
+        "source": evidence.source,
+        "excerpt": [{"line": line.number, "text": line.text} for line in evidence.excerpt],
+    }
+
+
+def _fingerprint(fingerprint: Fingerprint) -> dict[str, Any]:
+    return {
+        "key": fingerprint.key,
+        "masked": fingerprint.masked,
+        "line": fingerprint.line,
+        "evidence": _evidence(fingerprint.evidence) if fingerprint.evidence else None,
+    }

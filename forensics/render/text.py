@@ -1,0 +1,130 @@
+"""The terminal report: a rich renderable (not printed here), causes biggest first, then the unexplained."""
+
+from __future__ import annotations
+
+from rich.console import Group as RichGroup
+from rich.console import RenderableType
+from rich.panel import Panel
+from rich.text import Text
+
+from forensics.model import Evidence, Finding, Report, Verdict
+from forensics.render.common import distinct_summaries, evidence_place, headline, tickets_of
+
+_MAX_TESTS_SHOWN = 15
+_CATEGORY_STYLE = {
+    "infrastructure": "magenta",
+    "dependency": "yellow",
+    "product": "red",
+    "test": "cyan",
+    "external-service": "blue",
+}
+
+
+def render_text(report: Report) -> RenderableType:
+    """The whole report for a terminal. Log text is never parsed as rich markup."""
+    parts: list[RenderableType] = [Text(headline(report), style="bold")]
+    by_uuid = report.verdict_by_uuid()
+    for group in report.groups:
+        members = [by_uuid[uuid] for uuid in group.test_uuids]
+        parts.append(_cause_panel(members) if group.kind == "cause" else _unexplained_panel(group.title, members))
+    if report.problems:
+        problems = Text()
+        for problem in report.problems:
+            problems.append(f"{problem.severity}: ", style="bold red" if problem.severity == "error" else "bold yellow")
+            problems.append(f"{problem.object}: {problem.message}\n")
+            if problem.hint:
+                problems.append(f"  hint: {problem.hint}\n", style="dim")
+        problems.rstrip()
+        parts.append(Panel(problems, title=f"Problems ({len(report.problems)})", title_align="left", border_style="yellow"))
+    return RichGroup(*parts)
+
+
+def _tests(members: list[Verdict]) -> Text:
+    text = Text()
+    for verdict in members[:_MAX_TESTS_SHOWN]:
+        text.append("  • ")
+        text.append(verdict.test.name, style="bold")
+        text.append(f" ({verdict.test.status.value}")
+        if verdict.test.retries:
+            text.append(f", retried {verdict.test.retries}×")
+        text.append(")")
+        tickets = tickets_of(verdict)
+        if tickets:
+            text.append(f"  tickets: {tickets}", style="cyan")
+        text.append("\n")
+    if len(members) > _MAX_TESTS_SHOWN:
+        text.append(f"  … and {len(members) - _MAX_TESTS_SHOWN} more\n")
+    return text
+
+
+def _excerpt(evidence: Evidence) -> Text:
+    lines = evidence.excerpt
+    width = len(str(max((line.number for line in lines), default=evidence.line)))
+    text = Text()
+    for line in lines or ():
+        marker = ">" if line.number == evidence.line else " "
+        style = "bold" if line.number == evidence.line else "dim"
+        text.append(f"  {marker} {line.number:>{width}} │ ", style="dim")
+        text.append(line.text + "\n", style=style)
+    if not lines:
+        text.append(f"  > {evidence.line} │ {evidence.text}\n", style="bold")
+    return text
+
+
+def _symptoms(symptoms: tuple[Finding, ...], *, explained: bool) -> Text:
+    text = Text()
+    if symptoms:
+        text.append("Symptoms it explains:\n" if explained else "Symptoms seen:\n", style="bold")
+        for symptom in symptoms:
+            text.append(f"  • {symptom.title} ({evidence_place(symptom)})\n")
+    return text
+
+
+def _cause_panel(members: list[Verdict]) -> Panel:
+    first = members[0].root_cause
+    assert first is not None
+    body = Text()
+    body.append(f"{first.category.value}", style=_CATEGORY_STYLE.get(first.category.value, ""))
+    body.append(f" · rule {first.rule_id}\n\n", style="dim")
+    for summary, sharing in distinct_summaries(members):
+        if len(sharing) != len(members):
+            body.append(f"({len(sharing)} of {len(members)}) ", style="dim")
+        body.append(summary + "\n")
+    body.append("\nTests:\n", style="bold")
+    body.append_text(_tests(members))
+    body.append(f"\nEvidence ({evidence_place(first)}):\n", style="bold")
+    body.append_text(_excerpt(first.evidence))
+    symptoms = _symptoms(members[0].symptoms, explained=True)
+    if symptoms:
+        body.append("\n")
+        body.append_text(symptoms)
+    if first.advice:
+        body.append("\nAdvice: ", style="bold green")
+        body.append(first.advice + "\n")
+    body.rstrip()
+    count = len(members)
+    return Panel(body, title=f"{first.title} — {count} test{'s' if count != 1 else ''}", title_align="left",
+                 border_style="red")
+
+
+def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
+    first = members[0]
+    body = Text()
+    if first.fingerprint is not None:
+        body.append(f"fingerprint {first.fingerprint.key}: ", style="dim")
+        body.append(title + "\n\n")
+    body.append("Tests:\n", style="bold")
+    body.append_text(_tests(members))
+    fingerprint = first.fingerprint
+    if fingerprint is not None and fingerprint.evidence is not None:
+        body.append(f"\nLast error line ({fingerprint.evidence.attachment} line {fingerprint.evidence.line}):\n",
+                    style="bold")
+        body.append_text(_excerpt(fingerprint.evidence))
+    symptoms = _symptoms(first.symptoms, explained=False)
+    if symptoms:
+        body.append("\n")
+        body.append_text(symptoms)
+    body.rstrip()
+    count = len(members)
+    return Panel(body, title=f"Unexplained — {count} test{'s' if count != 1 else ''}", title_align="left",
+                 border_style="yellow")

@@ -1,0 +1,1 @@
+"""Rules as data: the model, the TOML loader, safe derived values, summary templates, self-tests."""

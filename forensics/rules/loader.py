@@ -1,0 +1,267 @@
+"""Load rule files (TOML) into validated, compiled `Rule`s; a bad rule names file, rule id and field."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import regex
+
+from forensics.errors import RulesError
+from forensics.model import Category, RuleKind, Value
+from forensics.rules.expressions import Expression
+from forensics.rules.model import Example, Rule, RuleSet
+from forensics.rules.template import Template
+
+_ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
+_KNOWN_KEYS = {
+    "id", "title", "category", "kind", "priority", "tags", "ignore_case", "patterns", "requires",
+    "excludes", "summary", "advice", "tickets", "derive", "examples", "near_misses",
+}
+_MAX_REPORTED_ERRORS = 20
+_Enum = TypeVar("_Enum", Category, RuleKind)
+
+
+def shipped_rules_path() -> Path:
+    """The rule pack: inside an installed wheel (`forensics/rules_pack`), else the checkout's `rules/`."""
+    package_dir = Path(__file__).resolve().parent.parent
+    for candidate in (package_dir / "rules_pack", package_dir.parent / "rules"):
+        if candidate.is_dir():
+            return candidate
+    raise RulesError(
+        f"the shipped rule pack is missing (looked in {package_dir / 'rules_pack'} and {package_dir.parent / 'rules'})",
+        hint="reinstall ci-forensics from a full checkout or wheel",
+    )
+
+
+def rule_files(path: Path) -> list[Path]:
+    """A rule file itself, or every `*.toml` below a folder, sorted for a stable load order."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*.toml") if p.is_file())
+    if path.is_file():
+        return [path]
+    raise RulesError(f"rules path '{path}' does not exist", hint="pass a .toml rule file or a folder of them")
+
+
+def load_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> RuleSet:
+    """The shipped pack (optional) plus the user's files; a user rule with a shipped id replaces it."""
+    errors: list[str] = []
+    shipped: dict[str, Rule] = {}
+    if include_shipped:
+        shipped = _load_unique(rule_files(shipped_rules_path()), errors)
+    user = _load_unique([file for path in paths for file in rule_files(Path(path))], errors)
+    if errors:
+        shown = errors[:_MAX_REPORTED_ERRORS]
+        more = f"\n… and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
+        raise RulesError(
+            "cannot load rules:\n" + "\n".join(f"  {error}" for error in shown) + more,
+            hint="fix the rule file(s) named above; `ci-forensics rules test FILE` checks one file",
+        )
+    merged = dict(shipped)
+    merged.update(user)
+    return RuleSet(tuple(merged.values()))
+
+
+def _load_unique(files: Iterable[Path], errors: list[str]) -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for file in files:
+        for rule in load_rule_file(file, errors):
+            if rule.id in rules:
+                errors.append(f"{file}: rule '{rule.id}': id already defined in {rules[rule.id].path}")
+            else:
+                rules[rule.id] = rule
+    return rules
+
+
+def load_rule_file(path: Path, errors: list[str]) -> list[Rule]:
+    """Every rule in one TOML file; problems are appended to `errors` as `file: rule 'id': field: why`."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as err:
+        errors.append(f"{path}: cannot read: {err}")
+        return []
+    except tomllib.TOMLDecodeError as err:
+        errors.append(f"{path}: not valid TOML: {err}")
+        return []
+    entries = document.get("rule")
+    if not isinstance(entries, list) or not entries:
+        errors.append(f"{path}: no [[rule]] table")
+        return []
+    rules = []
+    for index, entry in enumerate(entries):
+        builder = _RuleBuilder(path, index, entry, errors)
+        rule = builder.build()
+        if rule is not None:
+            rules.append(rule)
+    return rules
+
+
+class _RuleBuilder:
+    """Validates one `[[rule]]` table, collecting every error before giving up on it."""
+
+    def __init__(self, path: Path, index: int, entry: Any, errors: list[str]) -> None:
+        self.path = path
+        self.entry = entry if isinstance(entry, dict) else {}
+        raw_id = self.entry.get("id")
+        self.label = f"rule '{raw_id}'" if isinstance(raw_id, str) else f"rule #{index + 1}"
+        self.errors = errors
+        self.failed = False
+
+    def error(self, field: str, why: str) -> None:
+        self.errors.append(f"{self.path}: {self.label}: {field}: {why}")
+        self.failed = True
+
+    def build(self) -> Rule | None:
+        entry = self.entry
+        for key in sorted(set(entry) - _KNOWN_KEYS):
+            self.error(key, "unknown field (typo?)")
+        rule_id = self.text("id")
+        if rule_id and not _ID.fullmatch(rule_id):
+            self.error("id", "use lower-case letters, digits, dots and dashes, e.g. 'vllm.startup-free-memory'")
+        title = self.text("title")
+        category = self.choice("category", Category)
+        kind = self.choice("kind", RuleKind)
+        ignore_case = entry.get("ignore_case", False)
+        if not isinstance(ignore_case, bool):
+            self.error("ignore_case", "must be true or false")
+            ignore_case = False
+        patterns = self.patterns("patterns", ignore_case, required=True)
+        requires = self.patterns("requires", ignore_case, required=False)
+        excludes = self.patterns("excludes", ignore_case, required=False)
+        priority = entry.get("priority", 50)
+        if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 100:
+            self.error("priority", "must be a whole number from 0 to 100")
+            priority = 50
+        known = {name for pattern in patterns for name in pattern.groupindex}
+        derive = self.derive(known)
+        summary = self.summary(known | {name for name, _ in derive})
+        advice = entry.get("advice", "")
+        if not isinstance(advice, str):
+            self.error("advice", "must be text")
+            advice = ""
+        elif kind is RuleKind.CAUSE and not advice.strip():
+            self.error("advice", "a cause needs advice: say what to do about it")
+        tags = self.strings("tags")
+        tickets = self.strings("tickets")
+        examples = self.examples("examples", required=True)
+        near_misses = self.examples("near_misses", required=False)
+        if self.failed or category is None or kind is None or summary is None:
+            return None
+        return Rule(
+            id=rule_id, title=title, category=category, kind=kind, patterns=patterns, summary=summary,
+            advice=advice.strip(), priority=priority, tags=tags, ignore_case=ignore_case, requires=requires,
+            excludes=excludes, derive=derive, tickets=tickets, examples=examples, near_misses=near_misses,
+            path=str(self.path),
+        )
+
+    def text(self, field: str) -> str:
+        value = self.entry.get(field)
+        if not isinstance(value, str) or not value.strip():
+            self.error(field, "required text is missing")
+            return ""
+        return value.strip()
+
+    def choice(self, field: str, enum: type[_Enum]) -> _Enum | None:
+        value = self.entry.get(field)
+        try:
+            return enum(value)
+        except ValueError:
+            allowed = ", ".join(member.value for member in enum)
+            self.error(field, f"{value!r} is not one of: {allowed}")
+            return None
+
+    def strings(self, field: str) -> tuple[str, ...]:
+        value = self.entry.get(field, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            self.error(field, "must be a list of text")
+            return ()
+        return tuple(value)
+
+    def patterns(self, field: str, ignore_case: bool, *, required: bool) -> tuple[regex.Pattern[str], ...]:
+        raw = self.entry.get(field, [])
+        if isinstance(raw, str):
+            raw = [raw]
+        if not isinstance(raw, list) or not all(isinstance(item, str) for item in raw):
+            self.error(field, "must be a list of regular expressions")
+            return ()
+        if required and not raw:
+            self.error(field, "at least one pattern is required")
+        flags = regex.IGNORECASE if ignore_case else 0
+        compiled = []
+        for number, source in enumerate(raw, start=1):
+            try:
+                compiled.append(regex.compile(source, flags))
+            except regex.error as err:
+                self.error(f"{field}[{number}]", f"bad regex: {err}")
+                continue
+            if compiled[-1].search("") is not None:
+                self.error(f"{field}[{number}]", "matches the empty string, so it would match every line")
+        return tuple(compiled)
+
+    def derive(self, known: set[str]) -> tuple[tuple[str, Expression], ...]:
+        raw = self.entry.get("derive", {})
+        if not isinstance(raw, dict):
+            self.error("derive", "must be a table of name = \"expression\"")
+            return ()
+        derived: list[tuple[str, Expression]] = []
+        available = set(known)
+        for name, source in raw.items():
+            if not isinstance(source, str):
+                self.error(f"derive.{name}", "must be an expression in quotes")
+                continue
+            try:
+                expression = Expression.parse(source)
+            except ValueError as err:
+                self.error(f"derive.{name}", str(err))
+                continue
+            unknown = expression.names - available
+            if unknown:
+                self.error(f"derive.{name}", f"unknown value(s) {', '.join(sorted(unknown))}")
+                continue
+            derived.append((name, expression))
+            available.add(name)
+        return tuple(derived)
+
+    def summary(self, known: set[str]) -> Template | None:
+        source = self.text("summary")
+        try:
+            template = Template.parse(source)
+        except ValueError as err:
+            self.error("summary", str(err))
+            return None
+        unknown = template.names - known
+        if unknown:
+            self.error("summary", f"refers to unknown value(s) {', '.join(sorted(unknown))}")
+            return None
+        return template
+
+    def examples(self, field: str, *, required: bool) -> tuple[Example, ...]:
+        raw = self.entry.get(field, [])
+        if not isinstance(raw, list):
+            self.error(field, "must be a list of [[rule." + field + "]] tables")
+            return ()
+        if required and not raw:
+            self.error(field, "at least one example is required: a log snippet the rule must match")
+        examples = []
+        for number, item in enumerate(raw, start=1):
+            if isinstance(item, str):
+                item = {"text": item}
+            if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+                self.error(f"{field}[{number}]", "needs a non-empty text")
+                continue
+            fields = item.get("fields", {})
+            if not isinstance(fields, dict) or not all(_is_value(value) for value in fields.values()):
+                self.error(f"{field}[{number}].fields", "must be a table of numbers or text")
+                continue
+            source = item.get("source", "")
+            examples.append(
+                Example(text=item["text"], source=str(source), fields=tuple(fields.items()))
+            )
+        return tuple(examples)
+
+
+def _is_value(value: object) -> bool:
+    return isinstance(value, int | float | str) and not isinstance(value, bool)
+

@@ -1,0 +1,81 @@
+"""Rules prove themselves: each example must produce a hit (with its pinned values), each near miss none."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
+from forensics.engine.verdict import finding, matched_rules
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.model import LogRef, Value
+from forensics.rules.model import Example, Rule, RuleSet
+
+_EXAMPLE_LIMITS = ScanLimits(regex_timeout=2.0)
+
+
+@dataclass(frozen=True, slots=True)
+class ExampleResult:
+    """The outcome of one example or near miss."""
+
+    kind: str  # "example" or "near miss"
+    number: int
+    passed: bool
+    detail: str
+    fields: tuple[tuple[str, Value], ...] = ()
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RuleCheck:
+    """All example outcomes of one rule."""
+
+    rule: Rule
+    results: tuple[ExampleResult, ...]
+
+    @property
+    def passed(self) -> bool:
+        """True when every example matched and no near miss did."""
+        return all(result.passed for result in self.results)
+
+
+def check_rule(rule: Rule) -> RuleCheck:
+    """Run one rule, alone, over its own examples and near misses through the real scanner."""
+    compiled = CompiledRules(RuleSet((rule,)))
+    results = [_run(rule, compiled, example, number, expect_match=True) for number, example in enumerate(rule.examples, 1)]
+    results += [
+        _run(rule, compiled, example, number, expect_match=False) for number, example in enumerate(rule.near_misses, 1)
+    ]
+    return RuleCheck(rule=rule, results=tuple(results))
+
+
+def _run(rule: Rule, compiled: CompiledRules, example: Example, number: int, *, expect_match: bool) -> ExampleResult:
+    kind = "example" if expect_match else "near miss"
+    ref = LogRef(input_label="rule", source="", attachment=f"{kind} {number}", location="rule", rank=0)
+    scan = scan_text(example.text.strip("\n"), compiled, name=f"{rule.id} {kind} {number}", limits=_EXAMPLE_LIMITS)
+    log = ScannedLog(ref, scan)
+    hits = matched_rules([log], compiled)
+    if not expect_match:
+        if hits:
+            hit = hits[0][0]
+            return ExampleResult(kind, number, False, f"matched line {hit.line}: {hit.text[:200]}", line=hit.line)
+        return ExampleResult(kind, number, True, "no match, as expected")
+    if not hits:
+        problems = "; ".join(problem.message for problem in scan.problems)
+        return ExampleResult(kind, number, False, "did not match" + (f" ({problems})" if problems else ""))
+    hit, _log = hits[0]
+    found = finding(rule, hit, log)
+    values = dict(found.fields)
+    wrong = [
+        f"{name}: expected {expected!r}, got {values.get(name)!r}"
+        for name, expected in example.fields
+        if not _same(expected, values.get(name))
+    ]
+    if wrong:
+        return ExampleResult(kind, number, False, "; ".join(wrong), found.fields, hit.line)
+    return ExampleResult(kind, number, True, f"matched line {hit.line}", found.fields, hit.line)
+
+
+def _same(expected: Value, actual: Value | None) -> bool:
+    if isinstance(expected, int | float) and isinstance(actual, int | float):
+        return round(float(expected), 2) == round(float(actual), 2)
+    return expected == actual

@@ -1,0 +1,92 @@
+"""Summary templates: `{name}`, `{name:.2f}` and `{name|fallback}`, filled from a finding's values.
+
+Own parser rather than `str.format`, whose `{x.__class__}` field syntax a rule file must not reach.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import regex
+
+from forensics.model import Value
+
+_PLACEHOLDER = regex.compile(r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<spec>[^{}|]*))?(?:\|(?P<fallback>[^{}]*))?\}")
+MISSING = "?"
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    """One `{name:spec|fallback}` slot."""
+
+    name: str
+    spec: str
+    fallback: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A parsed summary template."""
+
+    source: str
+    parts: tuple[str | Placeholder, ...]
+
+    @property
+    def names(self) -> frozenset[str]:
+        """Every value name the template refers to."""
+        return frozenset(part.name for part in self.parts if isinstance(part, Placeholder))
+
+    @classmethod
+    def parse(cls, source: str) -> Template:
+        """Split the text into literal parts and placeholders; raise ValueError on a stray brace."""
+        parts: list[str | Placeholder] = []
+        position = 0
+        for match in _PLACEHOLDER.finditer(source):
+            literal = source[position : match.start()]
+            _reject_stray_braces(literal)
+            parts.append(literal)
+            token = match.group(0)
+            if token in ("{{", "}}"):
+                parts.append(token[0])
+            else:
+                parts.append(Placeholder(match["name"], match["spec"] or "", match["fallback"]))
+            position = match.end()
+        tail = source[position:]
+        _reject_stray_braces(tail)
+        parts.append(tail)
+        return cls(source=source, parts=tuple(part for part in parts if part != ""))
+
+    def render(self, values: Mapping[str, Value]) -> str:
+        """Fill every placeholder; a missing value prints its fallback, or `?`."""
+        out: list[str] = []
+        for part in self.parts:
+            if isinstance(part, str):
+                out.append(part)
+                continue
+            value = values.get(part.name)
+            if value is None or value == "":
+                out.append(part.fallback if part.fallback is not None else MISSING)
+            else:
+                out.append(format_value(value, part.spec))
+        return "".join(out)
+
+
+def format_value(value: Value, spec: str = "") -> str:
+    """Numbers without float noise (0.33, not 0.32999999999999829); specs applied when they fit."""
+    if spec:
+        try:
+            return format(value, spec)
+        except (ValueError, TypeError):
+            pass
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        text = f"{value:.4f}".rstrip("0").rstrip(".")
+        return text if text not in ("-0", "") else "0"
+    return str(value)
+
+
+def _reject_stray_braces(literal: str) -> None:
+    if "{" in literal or "}" in literal:
+        raise ValueError(f"unbalanced brace in {literal!r} (write {{{{ or }}}} for a literal brace)")
