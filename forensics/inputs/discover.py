@@ -89,5 +89,5 @@ def _looks_binary(head: bytes) -> bool:
     """Mostly NULs and control bytes: an image or an executable, not a log with a few bad bytes."""
     if not head:
         return False
-    control = sum(1 for byte in head if byte < 9 or 13 < byte < 32)
-    return head.count(0) > len(head) // 10 or control > len(head) * 3 // 10
+    control = sum(1 for byte in head if byte < 9 or 13 < byte < 32 or byte == 127)
+    return control > len(head) // 10

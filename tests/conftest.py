@@ -1,0 +1,68 @@
+"""Shared fixtures: a quiet, token-free environment; Allure results made by the real plugin; the rule pack."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from forensics.rules.loader import load_rules
+from forensics.rules.model import RuleSet
+from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+
+collect_ignore = ["scenarios", "corpus"]
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+_SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "API_KEY")
+_COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "TERM")
+
+
+@pytest.fixture(autouse=True)
+def quiet_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No tokens or colour settings from the machine leak into a test."""
+    for name in list(os.environ):
+        if any(word in name for word in _SECRET_WORDS) or name in _COLOUR_VARIABLES or name.startswith("GITHUB_"):
+            monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def reference() -> Path:
+    """The shared reference data (real allure-pytest output, public samples)."""
+    if not REFERENCE.is_dir():
+        pytest.fail(f"shared reference data not found at {REFERENCE}")
+    return REFERENCE
+
+
+@pytest.fixture(scope="session")
+def rule_pack() -> RuleSet:
+    """The shipped rule pack, loaded once."""
+    return load_rules()
+
+
+@pytest.fixture(scope="session")
+def scenario_results(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Path]:
+    """Run scenario files under the real allure-pytest plugin, once per combination, and return the results dir."""
+    cache: dict[tuple[str, ...], Path] = {}
+
+    def run(*names: str, extra_args: tuple[str, ...] = ()) -> Path:
+        key = (*names, *extra_args)
+        if key not in cache:
+            target = tmp_path_factory.mktemp("allure-results")
+            run_scenarios([SCENARIOS_DIRECTORY / name for name in names], target, extra_args=extra_args)
+            cache[key] = target
+        return cache[key]
+
+    return run
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Iterator[Path]:
+    """A temporary folder that is also the current directory."""
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(old)

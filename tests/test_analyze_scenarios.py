@@ -1,0 +1,93 @@
+"""End to end over Allure results written by the real allure-pytest plugin from our scenario files."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from forensics.inputs.allure import read_allure
+from forensics.inputs.archive import DirectoryArchive
+from forensics.model import Report, Status
+from forensics.report.build import analyze
+from forensics.rules.model import RuleSet
+from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios, zip_results
+
+SEED_TESTS = {
+    "test_serve_deployment[mm_e_pd_qwen3-vl-2b]",
+    "test_serve_deployment[mm_epd_qwen3-vl-2b]",
+    "test_serve_deployment[mm_epd_qwen3-vl-2b-video]",
+}
+
+
+def _report(results: Path, rule_pack: RuleSet) -> Report:
+    return analyze([str(results)], rules=rule_pack)
+
+
+def test_the_seed_case_is_one_group_with_its_numbers(scenario_results: Callable[..., Path], rule_pack: RuleSet) -> None:
+    report = _report(scenario_results("scenario_nightly_vllm.py"), rule_pack)
+    by_name = {v.test.name: v for v in report.verdicts}
+    assert SEED_TESTS <= set(by_name)
+    for name in SEED_TESTS:
+        verdict = by_name[name]
+        assert verdict.test.status is Status.BROKEN
+        assert verdict.test.message.startswith("RuntimeError: Engine core initialization failed. See root cause above.")
+        cause = verdict.root_cause
+        assert cause is not None and cause.rule_id == "vllm.startup-free-memory", name
+        fields = dict(cause.fields)
+        assert fields["free_gib"] == 19.5 and fields["total_gib"] == 22.03 and fields["utilization"] == 0.9
+        assert fields["requested_gib"] == 19.83 and fields["shortfall_gib"] == 0.33 and fields["max_utilization"] == 0.88
+        assert "0.9 × 22.03 GiB = 19.83 GiB" in cause.summary and "0.33 GiB short" in cause.summary
+        assert "0.88" in cause.summary
+        assert "gpu_memory_utilization" in cause.advice
+        assert cause.evidence.attachment == "bash.log.txt"
+        assert "Free memory on device cuda:0 (19.5/22.03 GiB)" in cause.evidence.text
+        assert cause.evidence.line > 100
+        assert any(line.number == cause.evidence.line for line in cause.evidence.excerpt)
+        assert "vllm.engine-core-init-failed" in [s.rule_id for s in verdict.symptoms]
+        assert {t.key for t in verdict.test.tickets} >= {"OPS-4445"}
+    seed_groups = [g for g in report.groups if g.key == "vllm.startup-free-memory"]
+    assert len(seed_groups) == 1
+    assert {by_uuid.test.name for by_uuid in report.verdicts if by_uuid.test.uuid in seed_groups[0].test_uuids} == SEED_TESTS
+    assert report.groups[0] == seed_groups[0]  # the biggest group comes first
+
+
+def test_logs_land_where_the_plugin_puts_them(scenario_results: Callable[..., Path]) -> None:
+    tests = {t.name: t for t in read_allure(DirectoryArchive(scenario_results("scenario_nightly_vllm.py"))).tests}
+    locations = {name: tests[name].logs[0].location for name in SEED_TESTS}
+    assert any(location.startswith("fixture ") and "(teardown)" in location for location in locations.values())
+    assert any(location.startswith("step ") for location in locations.values())
+    assert any(location == "result" for location in locations.values())
+    skipped = [t for t in tests.values() if t.status is Status.SKIPPED]
+    assert skipped and all(t.message.startswith("Skipped:") for t in skipped)
+    assert any(ticket.key == "OPS-4445" and ticket.origin == "skip-reason" for t in skipped for ticket in t.tickets)
+
+
+def test_container_logs_go_only_to_failing_children(scenario_results: Callable[..., Path], rule_pack: RuleSet) -> None:
+    """allure-pytest lists a marker-skipped test as a child of the next test's fixture container."""
+    report = _report(scenario_results("scenario_nightly_vllm.py"), rule_pack)
+    for verdict in report.verdicts:
+        if not verdict.test.status.is_failing:
+            assert verdict.root_cause is None and verdict.fingerprint is None and verdict.symptoms == ()
+
+
+def test_the_whole_nightly_zipped_explains_what_it_can(rule_pack: RuleSet, tmp_path: Path) -> None:
+    """All scenarios plus a CI retry into the same folder, zipped as actions/upload-artifact stores them."""
+    results = tmp_path / "allure-results"
+    names = ("scenario_nightly_vllm.py", "scenario_nightly_multigpu.py", "scenario_nightly_retry.py")
+    run_scenarios([SCENARIOS_DIRECTORY / name for name in names], results)
+    run_scenarios([SCENARIOS_DIRECTORY / "scenario_nightly_retry.py"], results)
+    zipped = tmp_path / "allure-results-vllm-test-amd64-1-2.zip"
+    zip_results(results, zipped)
+    report = analyze([str(zipped)], rules=rule_pack)
+    by_name = {v.test.name: v for v in report.verdicts}
+    causes = {name: (v.root_cause.rule_id if v.root_cause else None) for name, v in by_name.items() if v.test.status.is_failing}
+    assert causes["test_tensor_parallel[tp2-llama-3.1-8b]"] == "nccl.system-error"
+    assert causes["test_pipeline_parallel[pp2-llama-3.1-8b]"] == "hf.gated-repo"
+    assert causes["test_disagg_serving[disagg_qwen3-0.6b]"] == "network.address-in-use"
+    assert causes["test_request_migration[qwen3-0.6b]"] is None
+    unexplained = by_name["test_request_migration[qwen3-0.6b]"]
+    assert unexplained.fingerprint is not None and "<num>" not in unexplained.fingerprint.key
+    retried = [v.test for v in report.verdicts if v.test.retries]
+    assert retried and all(t.previous_statuses for t in retried)
+    assert report.unexplained_count == 1
+    assert len(report.failing) == report.explained_count + 1

@@ -1,0 +1,164 @@
+"""The scanner and the verdict: which rule becomes the root cause, and that scanning is exact and bounded."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from forensics.engine.prefilter import Prefilter
+from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, scan_text
+from forensics.engine.verdict import decide
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.model import LogRef, Status, TestCase
+from tests.rulebook import rule_toml, rules_from
+
+
+def _verdict(tmp_path: Path, log: str, *tables: str, message: str = ""):  # type: ignore[no-untyped-def]
+    compiled = CompiledRules(rules_from(tmp_path, *tables))
+    ref = LogRef(input_label="t", source="bash.log.txt", attachment="bash.log.txt", location="result", rank=0)
+    logs = [ScannedLog(ref, scan_text(log, compiled, name="bash.log.txt"))]
+    test = TestCase(uuid="u", name="t", full_name="t", status=Status.BROKEN, input_label="t", message=message)
+    return decide(test, logs, compiled)
+
+
+def test_a_symptom_never_wins_over_a_cause(tmp_path: Path) -> None:
+    log = "boom cause here\nwrapper failed\n"
+    verdict = _verdict(
+        tmp_path, log, rule_toml("x.wrapper", "wrapper failed", kind="symptom", priority=100), rule_toml("x.cause", "boom cause")
+    )
+    assert verdict.root_cause is not None and verdict.root_cause.rule_id == "x.cause"
+    assert [s.rule_id for s in verdict.symptoms] == ["x.wrapper"]
+    assert verdict.root_cause.evidence.line == 1
+
+
+def test_only_symptoms_means_unexplained_with_a_fingerprint(tmp_path: Path) -> None:
+    log = "INFO starting\nRuntimeError: wrapper failed after 300s on port 8000\n"
+    verdict = _verdict(tmp_path, log, rule_toml("x.wrapper", "wrapper failed", kind="symptom"))
+    assert verdict.root_cause is None
+    assert verdict.fingerprint is not None
+    assert verdict.fingerprint.masked == "RuntimeError: wrapper failed after <duration> on port <num>"
+    assert verdict.fingerprint.evidence is not None and verdict.fingerprint.evidence.line == 2
+
+
+def test_priority_then_error_line_then_earliest(tmp_path: Path) -> None:
+    oom, auth = rule_toml("x.oom", "CUDA out of memory"), rule_toml("x.auth", "401 Client Error")
+    warning_first = "WARNING 11-28 08:14:19 [x.py:1] retrying: CUDA out of memory\nRuntimeError: 401 Client Error for url\n"
+    verdict = _verdict(tmp_path, warning_first, oom, auth)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.auth", 2)  # error beats an earlier warning
+    error_first = "ERROR 11-28 08:14:19 [x.py:1] CUDA out of memory\nRuntimeError: 401 Client Error for url\n"
+    verdict = _verdict(tmp_path, error_first, oom, auth)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.oom", 1)  # then the earliest
+    verdict = _verdict(tmp_path, error_first, oom, rule_toml("x.auth", "401 Client Error", priority=60))
+    assert verdict.root_cause is not None and verdict.root_cause.rule_id == "x.auth"  # priority first
+
+
+def test_requires_and_excludes_are_checked_over_the_whole_log(tmp_path: Path) -> None:
+    table = rule_toml("x.killed", "^Killed$", extra="requires = ['''exit code 137''']\nexcludes = ['''expected kill''']",
+                      example="Killed\nexit code 137")
+    assert _verdict(tmp_path, "Killed\n", table).root_cause is None
+    assert _verdict(tmp_path, "Killed\nProcess exited with exit code 137\n", table).root_cause is not None
+    assert _verdict(tmp_path, "expected kill\nKilled\nexit code 137\n", table).root_cause is None
+
+
+def test_captured_and_derived_values_fill_the_summary(tmp_path: Path) -> None:
+    table = """
+[[rule]]
+id = "x.mem"
+title = "mem"
+category = "infrastructure"
+kind = "cause"
+patterns = ['''wanted (?P<want>[\\d.]+) GiB, had (?P<have>[\\d.]+) GiB''']
+summary = "short by {short} GiB"
+advice = "free it"
+[rule.derive]
+short = "round(want - have, 2)"
+[[rule.examples]]
+text = "wanted 2 GiB, had 1 GiB"
+"""
+    verdict = _verdict(tmp_path, "x\n[BASH] wanted 19.83 GiB, had 19.5 GiB\n", table)
+    assert verdict.root_cause is not None
+    assert verdict.root_cause.summary == "short by 0.33 GiB"
+    assert dict(verdict.root_cause.fields) == {"want": 19.83, "have": 19.5, "short": 0.33}
+    assert verdict.root_cause.evidence.text == "[BASH] wanted 19.83 GiB, had 19.5 GiB"
+
+
+def _big_log() -> str:
+    lines = []
+    for number in range(1, 5001):
+        if number == 1234:
+            lines.append("[BASH] (EngineCore_DP0 pid=1) ERROR 11-28 08:14:19 [core.py:1] ValueError: boom cause 42")
+        elif number == 4321:
+            lines.append("\x1b[1;36m(APIServer pid=2)\x1b[0m RuntimeError: wrapper failed")
+        else:
+            lines.append(f"[BASH] INFO 11-28 08:14:19 [x.py:{number}] step {number} of a long and boring startup")
+    return "\n".join(lines) + "\n"
+
+
+def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) -> None:
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause (?P<n>\\d+)"),
+                                        rule_toml("x.wrapper", "wrapper failed", kind="symptom")))
+    data = _big_log().encode()
+    whole = scan_stream(io.BytesIO(data), compiled, name="log")
+    tiny = scan_stream(io.BytesIO(data), compiled, name="log", limits=ScanLimits(block_size=97))
+    assert whole.hits == {
+        number: hits for number, hits in tiny.hits.items()
+    } or [h.line for hs in whole.hits.values() for h in hs] == [h.line for hs in tiny.hits.values() for h in hs]
+    assert sorted(h.line for hs in whole.hits.values() for h in hs) == [1234, 4321]
+    assert whole.lines == tiny.lines == 5000
+    first = whole.hits[0][0]
+    assert [line.number for line in first.excerpt] == [1231, 1232, 1233, 1234, 1235, 1236]
+    assert first.captures == (("n", "42"),)
+
+
+def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Path, reference: Path) -> None:
+    """The fast path (literal pre-filter) against the plain path (every line through every pattern)."""
+    from forensics.rules.loader import load_rules
+
+    compiled = CompiledRules(load_rules())
+    plain = CompiledRules(load_rules())
+    plain.prefilter = Prefilter(pattern=None)
+    logs = [path for path in (reference / "allure-results-pytest").glob("*-attachment.txt")]
+    logs.append(tmp_path / "big.log")
+    logs[-1].write_text(_big_log())
+    assert len(logs) > 10
+    for path in logs:
+        with path.open("rb") as first, path.open("rb") as second:
+            fast = scan_stream(first, compiled, name=path.name)
+            slow = scan_stream(second, plain, name=path.name)
+        assert fast.hits == slow.hits, path.name
+        assert fast.last_error == slow.last_error
+
+
+def test_a_giant_line_without_breaks_is_matched_and_counted_as_one_line(tmp_path: Path) -> None:
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause")))
+    data = b"first\n" + b"x" * 300_000 + b" boom cause " + b"y" * 300_000 + b"\nlast line\n"
+    scan = scan_stream(io.BytesIO(data), compiled, name="log", limits=ScanLimits(block_size=65536, max_line=100_000))
+    assert [hit.line for hit in scan.hits[0]] == [2]
+    assert scan.lines == 3
+
+
+def test_a_backtracking_pattern_times_out_as_a_problem_not_a_hang(tmp_path: Path) -> None:
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.slow", "start(a|aa)+$", example="startaa")))
+    line = "start" + "a" * 5000 + "b\n"
+    scan = scan_text(line * 3, compiled, name="log", limits=ScanLimits(regex_timeout=0.05))
+    assert scan.hits == {}
+    assert len(scan.problems) == 1
+    assert "rule 'x.slow'" in scan.problems[0].object and "gave up" in scan.problems[0].message
+
+
+def test_the_size_limit_truncates_with_a_problem(tmp_path: Path) -> None:
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause")))
+    data = b"boom cause\n" + b"filler line\n" * 10_000 + b"boom cause late\n"
+    scan = scan_stream(io.BytesIO(data), compiled, name="big.log", limits=ScanLimits(max_bytes=4096, block_size=1024))
+    assert scan.truncated
+    assert [hit.line for hit in scan.hits[0]] == [1]
+    assert any("limit" in problem.message for problem in scan.problems)
+
+
+def test_undecodable_bytes_are_replaced(tmp_path: Path) -> None:
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause")))
+    scan = scan_stream(io.BytesIO(b"\xff\xfe\x00junk\x80\nboom cause \xc3\x28\n"), compiled, name="log")
+    assert scan.hits[0][0].line == 2
+    assert "\ufffd" in scan.hits[0][0].text

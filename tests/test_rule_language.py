@@ -1,0 +1,86 @@
+"""Derived values (safe arithmetic), summary templates, and the literals the pre-filter extracts."""
+
+from __future__ import annotations
+
+import pytest
+
+from forensics.engine.prefilter import Prefilter, required_literals
+from forensics.rules.expressions import Expression
+from forensics.rules.template import Template, format_value
+
+
+def test_the_seed_numbers() -> None:
+    values = {"free_gib": 19.5, "total_gib": 22.03, "requested_gib": 19.83}
+    assert Expression.parse("round(requested_gib - free_gib, 2)").evaluate(values) == 0.33
+    assert Expression.parse("floor(free_gib / total_gib * 100) / 100").evaluate(values) == 0.88
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "__import__('os').system('true')",
+        "free_gib.__class__",
+        "[1, 2]",
+        "free_gib if 1 else 2",
+        "lambda: 1",
+        "'text'",
+        "max(a=1)",
+        "open('x')",
+        "1 < 2",
+    ],
+)
+def test_anything_but_arithmetic_is_refused(source: str) -> None:
+    with pytest.raises(ValueError, match="not allowed|only|positional"):
+        Expression.parse(source)
+
+
+def test_missing_values_division_by_zero_and_huge_powers_give_none() -> None:
+    assert Expression.parse("a + 1").evaluate({}) is None
+    assert Expression.parse("a + 1").evaluate({"a": "cuda:0"}) is None
+    assert Expression.parse("1 / a").evaluate({"a": 0}) is None
+    assert Expression.parse("10 ** 10 ** 10").evaluate({}) is None
+
+
+def test_templates_fill_values_specs_and_fallbacks() -> None:
+    template = Template.parse("{free:.1f} of {total} on {device|the GPU} ({missing}) {{literal}}")
+    assert template.render({"free": 19.5, "total": 22.03}) == "19.5 of 22.03 on the GPU (?) {literal}"
+    assert template.names == {"free", "total", "device", "missing"}
+
+
+def test_templates_refuse_stray_braces_and_attribute_access() -> None:
+    with pytest.raises(ValueError, match="unbalanced"):
+        Template.parse("{device.__class__}")
+    with pytest.raises(ValueError, match="unbalanced"):
+        Template.parse("oops {")
+
+
+def test_floats_print_without_noise() -> None:
+    assert format_value(19.83 - 19.5) == "0.33"
+    assert format_value(8192.0) == "8192"
+    assert format_value(0.9) == "0.9"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "ignore_case", "expected"),
+    [
+        (r"Free memory on device(?: (?P<d>\S+))? \((?P<f>[\d.]+)/", False, ("Free memory on device",)),
+        (r"address already in use|EADDRINUSE|port \d+ already in use", False,
+         ("address already in use", " already in use", "EADDRINUSE")),
+        (r"No space left on device", True, ("no space left on device",)),
+        (r"(?i:killed) process \d+", False, (" process ",)),
+        (r"\d+\.\d+", False, None),
+        (r"(?:a|bcd)efgh", False, ("efgh",)),
+        (r"(?:foo)?barbaz", False, ("barbaz",)),
+        (r"(?:ModuleNotFound|Import)Error: No module named", False, ("Error: No module named",)),
+    ],
+)
+def test_required_literals(pattern: str, ignore_case: bool, expected: tuple[str, ...] | None) -> None:
+    literals = required_literals(pattern, ignore_case=ignore_case)
+    assert (literals.alternatives if literals else None) == expected
+
+
+def test_one_pattern_without_literals_turns_the_prefilter_off() -> None:
+    assert Prefilter.build([required_literals(r"\d+", ignore_case=False)]).pattern is None
+    built = Prefilter.build([required_literals("Free memory", ignore_case=False), required_literals("oom", ignore_case=True)])
+    assert built.pattern is not None
+    assert built.pattern.search(b"xx OOM yy") and built.pattern.search(b"Free memory") and not built.pattern.search(b"free")
