@@ -23,7 +23,11 @@ _COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LI
 def quiet_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No tokens or colour settings from the machine leak into a test."""
     for name in list(os.environ):
-        if any(word in name for word in _SECRET_WORDS) or name in _COLOUR_VARIABLES or name.startswith("GITHUB_"):
+        if (
+            any(word in name for word in _SECRET_WORDS)
+            or name in _COLOUR_VARIABLES
+            or name.startswith("GITHUB_")
+        ):
             monkeypatch.delenv(name, raising=False)
 
 

@@ -33,19 +33,28 @@ def test_reads_every_reference_test_with_status_and_links(reference: Path) -> No
 def test_finds_logs_in_results_steps_and_fixture_containers(reference: Path) -> None:
     """bash.log.txt in a step, in a teardown container, and only in a setup container (fixture raised)."""
     expected = json.loads((reference / "allure-results-pytest.expected.json").read_text())["tests"]
-    tests = {test.uuid: test for test in read_allure(DirectoryArchive(reference / "allure-results-pytest")).tests}
+    tests = {
+        test.uuid: test for test in read_allure(DirectoryArchive(reference / "allure-results-pytest")).tests
+    }
     for item in expected:
         if item["status"] not in ("failed", "broken"):
             continue
         want = sorted(
-            a["source"] for a in item["attachments"] if a["name"] in ("bash.log.txt", "stdout", "stderr", "log")
+            a["source"]
+            for a in item["attachments"]
+            if a["name"] in ("bash.log.txt", "stdout", "stderr", "log")
         )
         got = sorted(log.source for log in tests[item["uuid"]].logs)
         assert got == want, item["name"]
     tp2 = next(t for t in tests.values() if t.name == "test_tensor_parallel_2")
-    assert [(log.attachment, log.location) for log in tp2.logs] == [("bash.log.txt", "fixture 'tp2_server' (setup)")]
+    assert [(log.attachment, log.location) for log in tp2.logs] == [
+        ("bash.log.txt", "fixture 'tp2_server' (setup)")
+    ]
     startup = next(t for t in tests.values() if t.name == "test_engine_startup_70b")
-    assert [log.location for log in startup.logs][:2] == ["step 'wait for server ready'", "fixture 'oom_server::1' (teardown)"]
+    assert [log.location for log in startup.logs][:2] == [
+        "step 'wait for server ready'",
+        "fixture 'oom_server::1' (teardown)",
+    ]
 
 
 def test_bash_log_ranks_before_other_logs_and_shared_container_logs_rank_last(reference: Path) -> None:
@@ -75,7 +84,9 @@ def test_the_zip_artifact_reads_like_the_folder(reference: Path) -> None:
 
 
 def test_retries_in_one_folder_keep_the_latest_and_count_the_rest(reference: Path) -> None:
-    tests = read_allure(DirectoryArchive(reference / "allure-results-pytest-variants" / "rerun-same-dir")).tests
+    tests = read_allure(
+        DirectoryArchive(reference / "allure-results-pytest-variants" / "rerun-same-dir")
+    ).tests
     assert sorted(t.name for t in tests) == ["test_engine_startup_70b", "test_health_endpoint"]
     assert all(t.retries == 1 for t in tests)
     startup = next(t for t in tests if t.name == "test_engine_startup_70b")
@@ -109,11 +120,15 @@ def test_public_samples_from_other_adapters_parse(reference: Path) -> None:
 def test_testng_nested_containers_reach_their_results(reference: Path, tmp_path: Path) -> None:
     """Suite containers list container uuids as children; a log attached there reaches the tests below."""
     folder = tmp_path / "testng"
-    shutil.copytree(reference / "allure-results-public" / "testng-aritradas2002-RestAssured_api_chaining", folder)
+    shutil.copytree(
+        reference / "allure-results-public" / "testng-aritradas2002-RestAssured_api_chaining", folder
+    )
     suite = next(folder.glob("16f83820*-container.json"))
     document = json.loads(suite.read_text())
     assert all(child.startswith("be53500c") for child in document["children"])  # a container, not a result
-    document["befores"] = [{"name": "suite setup", "attachments": [{"name": "suite.log", "source": "suite-attachment.txt"}]}]
+    document["befores"] = [
+        {"name": "suite setup", "attachments": [{"name": "suite.log", "source": "suite-attachment.txt"}]}
+    ]
     suite.write_text(json.dumps(document))
     (folder / "suite-attachment.txt").write_text("ERROR something\n")
     tests = {test.uuid[:8]: test for test in read_allure(DirectoryArchive(folder)).tests}
@@ -139,7 +154,12 @@ def test_single_testcase_files_of_allure2_and_allure3_parse(reference: Path, tmp
 
 
 def test_traversal_and_bad_sources_become_problems(reference: Path, tmp_path: Path) -> None:
-    source = reference / "allure-results-public" / "allure2-generator-testcases" / "text-attachment-path-traversal.json"
+    source = (
+        reference
+        / "allure-results-public"
+        / "allure2-generator-testcases"
+        / "text-attachment-path-traversal.json"
+    )
     shutil.copy(source, tmp_path / "x-result.json")
     document = json.loads(source.read_text())
     document["status"] = "failed"

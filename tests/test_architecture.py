@@ -52,4 +52,7 @@ def test_the_core_never_imports_the_cli_or_renderers() -> None:
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
-                assert not node.module.startswith(("forensics.cli", "forensics.render")), (module, node.module)
+                assert not node.module.startswith(("forensics.cli", "forensics.render")), (
+                    module,
+                    node.module,
+                )

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from forensics.engine.scanner import ScanLimits
 from forensics.errors import ResultsError, RulesError
 from forensics.report.build import AnalyzeOptions, analyze
-from forensics.engine.scanner import ScanLimits
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from tests.rulebook import rule_toml
@@ -22,7 +22,9 @@ def _copy_results(reference: Path, target: Path) -> Path:
     return target
 
 
-def test_a_missing_path_an_empty_folder_and_a_binary_file_are_errors(tmp_path: Path, rule_pack: RuleSet) -> None:
+def test_a_missing_path_an_empty_folder_and_a_binary_file_are_errors(
+    tmp_path: Path, rule_pack: RuleSet
+) -> None:
     with pytest.raises(ResultsError, match="does not exist") as missing:
         analyze([str(tmp_path / "nope")], rules=rule_pack)
     assert "allure-results folder" in missing.value.hint
@@ -39,7 +41,9 @@ def test_a_missing_path_an_empty_folder_and_a_binary_file_are_errors(tmp_path: P
         analyze([str(image)], rules=rule_pack)
 
 
-def test_one_broken_input_does_not_stop_the_others(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_one_broken_input_does_not_stop_the_others(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     corrupt = tmp_path / "corrupt.zip"
     corrupt.write_bytes(b"PK\x03\x04" + b"\x00garbage" * 100)
     report = analyze([str(corrupt), str(reference / "allure-results.zip")], rules=rule_pack)
@@ -47,18 +51,25 @@ def test_one_broken_input_does_not_stop_the_others(tmp_path: Path, reference: Pa
     assert any(p.object == str(corrupt) and "cannot read" in p.message and p.hint for p in report.problems)
 
 
-def test_a_truncated_zip_is_reported_and_whatever_it_holds_is_read(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_a_truncated_zip_is_reported_and_whatever_it_holds_is_read(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     data = (reference / "allure-results.zip").read_bytes()
     truncated = tmp_path / "truncated.zip"
     truncated.write_bytes(data[: len(data) // 2])
-    with pytest.raises(ResultsError, match="cannot read .* as a zip archive") as error:
+    with pytest.raises(ResultsError, match=r"cannot read .* as a zip archive") as error:
         analyze([str(truncated)], rules=rule_pack)
     assert "download the artifact again" in error.value.hint
 
 
-def test_entries_that_leave_the_archive_are_refused_and_nothing_is_written(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_entries_that_leave_the_archive_are_refused_and_nothing_is_written(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     artifact = tmp_path / "evil.zip"
-    with zipfile.ZipFile(reference / "allure-results.zip") as source, zipfile.ZipFile(artifact, "w") as target:
+    with (
+        zipfile.ZipFile(reference / "allure-results.zip") as source,
+        zipfile.ZipFile(artifact, "w") as target,
+    ):
         for info in source.infolist():
             target.writestr(info.filename, source.read(info))
         target.writestr("../escaped.txt", "x")
@@ -72,7 +83,9 @@ def test_entries_that_leave_the_archive_are_refused_and_nothing_is_written(tmp_p
     assert len(report.verdicts) == 14
 
 
-def test_malformed_json_is_a_problem_naming_the_file(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_malformed_json_is_a_problem_naming_the_file(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     results = _copy_results(reference, tmp_path / "results")
     victim = next(results.glob("*-result.json"))
     victim.write_text('{"uuid": "x", "status": "fail')
@@ -83,9 +96,13 @@ def test_malformed_json_is_a_problem_naming_the_file(tmp_path: Path, reference: 
     assert any("list-result.json" in p.object and "not a JSON object" in p.message for p in report.problems)
 
 
-def test_a_missing_attachment_file_is_a_problem_on_that_test(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_a_missing_attachment_file_is_a_problem_on_that_test(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     results = _copy_results(reference, tmp_path / "results")
-    (results / "790369b9-09e0-4bf7-938a-da7f640b9832-attachment.txt").unlink()  # test_tensor_parallel_2's only log
+    (
+        results / "790369b9-09e0-4bf7-938a-da7f640b9832-attachment.txt"
+    ).unlink()  # test_tensor_parallel_2's only log
     report = analyze([str(results)], rules=rule_pack)
     problem = next(p for p in report.problems if "is missing from the results" in p.message)
     assert "test_tensor_parallel_2" in problem.object and problem.test
@@ -129,13 +146,24 @@ def test_binary_junk_inside_a_log_is_tolerated(tmp_path: Path, rule_pack: RuleSe
     ("table", "field"),
     [
         (rule_toml("x.bad-regex", "unclosed (group"), "patterns[1]: bad regex"),
-        ('[[rule]]\nid = "x.no-title"\ncategory = "infrastructure"\nkind = "cause"\npatterns = ["boom"]\n'
-         'summary = "s"\nadvice = "a"\n[[rule.examples]]\ntext = "boom"\n', "title: required text is missing"),
-        (rule_toml("x.bad-category", "boom").replace('"infrastructure"', '"gpu"'), "category: 'gpu' is not one of"),
+        (
+            '[[rule]]\nid = "x.no-title"\ncategory = "infrastructure"\nkind = "cause"\npatterns = ["boom"]\n'
+            'summary = "s"\nadvice = "a"\n[[rule.examples]]\ntext = "boom"\n',
+            "title: required text is missing",
+        ),
+        (
+            rule_toml("x.bad-category", "boom").replace('"infrastructure"', '"gpu"'),
+            "category: 'gpu' is not one of",
+        ),
         (rule_toml("x.empty", "(?:x)?"), "matches the empty string"),
-        (rule_toml("x.summary", "boom").replace('summary = "x.summary happened"', 'summary = "{nope}"'),
-         "summary: refers to unknown value(s) nope"),
-        (rule_toml("x.derive", "boom", extra='[rule.derive]\nbad = "__import__(1)"'), "derive.bad: only the functions"),
+        (
+            rule_toml("x.summary", "boom").replace('summary = "x.summary happened"', 'summary = "{nope}"'),
+            "summary: refers to unknown value(s) nope",
+        ),
+        (
+            rule_toml("x.derive", "boom", extra='[rule.derive]\nbad = "__import__(1)"'),
+            "derive.bad: only the functions",
+        ),
         (rule_toml("x.typo", "boom", extra='pattern = "oops"'), "pattern: unknown field"),
     ],
 )
@@ -158,7 +186,9 @@ def test_a_user_rule_with_a_shipped_id_replaces_it(tmp_path: Path) -> None:
     assert len(rules) == len(load_rules())
 
 
-def test_the_json_report_of_a_bad_run_still_lists_the_problems(tmp_path: Path, reference: Path, rule_pack: RuleSet) -> None:
+def test_the_json_report_of_a_bad_run_still_lists_the_problems(
+    tmp_path: Path, reference: Path, rule_pack: RuleSet
+) -> None:
     from forensics.render.json_report import report_to_dict
 
     report = analyze([str(tmp_path / "nope"), str(reference / "allure-results.zip")], rules=rule_pack)

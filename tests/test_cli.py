@@ -18,7 +18,7 @@ SEED_LINE = (
 )
 
 
-def _run(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]  # noqa: A002
+def _run(*args: str, input: str | None = None):  # type: ignore[no-untyped-def]
     return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
 
 
@@ -37,14 +37,17 @@ def test_json_output_to_a_file_is_the_versioned_contract(tmp_path: Path) -> None
     document = json.loads(out.read_text())
     assert document["schema_version"] == "1.0"
     assert set(document) >= {"summary", "tests", "groups", "problems", "inputs", "headline"}
-    seed = [t for t in document["tests"] if t["name"] == "test_serve_deployment[mm_epd_qwen3-vl-2b]"][0]
+    seed = next(t for t in document["tests"] if t["name"] == "test_serve_deployment[mm_epd_qwen3-vl-2b]")
     assert seed["status"] == "broken"
     assert seed["root_cause"]["rule"] == "vllm.startup-free-memory"
     assert seed["root_cause"]["fields"]["shortfall_gib"] == 0.33
     assert set(seed["root_cause"]["evidence"]) >= {"attachment", "line", "text"}
     assert {"type", "name", "url"} <= set(seed["links"][0])
     assert any(t["key"] == "OPS-4445" for t in seed["tickets"])
-    assert document["summary"]["failing"] == document["summary"]["explained"] + document["summary"]["unexplained"]
+    assert (
+        document["summary"]["failing"]
+        == document["summary"]["explained"] + document["summary"]["unexplained"]
+    )
 
 
 def test_stdin_is_a_log(tmp_path: Path) -> None:

@@ -20,18 +20,30 @@ from forensics.engine.normalize import Level, is_error_line, normalize_line
         ("\x1b[1;36m(EngineCore_DP0 pid=7)\x1b[0;0m (Worker_TP1 pid=9) [rank0]: boom\r", "boom", Level.PLAIN),
         ("(VllmWorker rank=0 pid=5) WARNING 11-28 08:14:19 [x.py:2] careful", "careful", Level.WARNING),
         ("[rank3]:[W1128 08:14:19] RuntimeError: x", "[W1128 08:14:19] RuntimeError: x", Level.PLAIN),
-        ("RuntimeError: Engine core initialization failed.", "RuntimeError: Engine core initialization failed.",
-         Level.ERROR),
+        (
+            "RuntimeError: Engine core initialization failed.",
+            "RuntimeError: Engine core initialization failed.",
+            Level.ERROR,
+        ),
         ("##[error]The operation was canceled.", "The operation was canceled.", Level.ERROR),
         ("[2026-02-24 20:21:58 TP0] Scheduler hit an exception", "Scheduler hit an exception", Level.PLAIN),
-        ("E       Failed: Timeout (>600.0s) from pytest-timeout.", "Failed: Timeout (>600.0s) from pytest-timeout.",
-         Level.ERROR),
+        (
+            "E       Failed: Timeout (>600.0s) from pytest-timeout.",
+            "Failed: Timeout (>600.0s) from pytest-timeout.",
+            Level.ERROR,
+        ),
         ("2026-02-24T20:21:58.123Z  WARN dynamo_runtime::x: slow", "slow", Level.WARNING),
-        ("[w3] [BASH] torch.OutOfMemoryError: CUDA out of memory.", "torch.OutOfMemoryError: CUDA out of memory.",
-         Level.ERROR),
+        (
+            "[w3] [BASH] torch.OutOfMemoryError: CUDA out of memory.",
+            "torch.OutOfMemoryError: CUDA out of memory.",
+            Level.ERROR,
+        ),
         ("[Errno 98] Address already in use", "[Errno 98] Address already in use", Level.PLAIN),
-        ("thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:", "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",
-         Level.ERROR),
+        (
+            "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",
+            "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",
+            Level.ERROR,
+        ),
     ],
 )
 def test_prefixes_are_stripped_and_levels_kept(raw: str, text: str, level: Level) -> None:
@@ -40,7 +52,11 @@ def test_prefixes_are_stripped_and_levels_kept(raw: str, text: str, level: Level
 
 
 def test_traceback_headers_and_frames_are_not_error_lines() -> None:
-    assert not is_error_line(normalize_line("ERROR 11-28 08:14:19 [core.py:708] Traceback (most recent call last):"))
-    assert not is_error_line(normalize_line('ERROR 11-28 08:14:19 [core.py:708]   File "/x.py", line 1, in f'))
+    assert not is_error_line(
+        normalize_line("ERROR 11-28 08:14:19 [core.py:708] Traceback (most recent call last):")
+    )
+    assert not is_error_line(
+        normalize_line('ERROR 11-28 08:14:19 [core.py:708]   File "/x.py", line 1, in f')
+    )
     assert is_error_line(normalize_line("ERROR 11-28 08:14:19 [core.py:708] ValueError: bad"))
     assert not is_error_line(normalize_line("INFO 11-28 08:14:19 [core.py:708] all good"))

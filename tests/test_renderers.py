@@ -67,7 +67,10 @@ def test_text_rendering_is_exact(tmp_path: Path) -> None:
 def test_markdown_fences_outlast_backticks_in_logs(tmp_path: Path) -> None:
     markdown = render_markdown(_report(tmp_path))
     assert markdown.startswith("## ci-forensics: 1 failing test: 1 explained (100%), 0 unexplained\n")
-    assert "````text\n  1 | INFO start\n> 2 | [BASH] ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) ```\n" in markdown
+    assert (
+        "````text\n  1 | INFO start\n> 2 | [BASH] ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) ```\n"
+        in markdown
+    )
     assert "\n````\n" in markdown
     assert "**Symptoms it explains:** engine wrapper (job.log line 4)" in markdown
     assert fence_for("a ````` b") == "``````"
@@ -88,6 +91,12 @@ def test_json_is_valid_and_stable(tmp_path: Path) -> None:
     assert test["root_cause"]["evidence"]["line"] == 2
     assert [s["rule"] for s in test["symptoms"]] == ["demo.wrapper"]
     assert document["groups"] == [
-        {"kind": "cause", "key": "demo.free-memory", "title": "GPU already in use", "category": "infrastructure",
-         "count": 1, "tests": [test["id"]]}
+        {
+            "kind": "cause",
+            "key": "demo.free-memory",
+            "title": "GPU already in use",
+            "category": "infrastructure",
+            "count": 1,
+            "tests": [test["id"]],
+        }
     ]

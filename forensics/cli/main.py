@@ -12,12 +12,12 @@ import click
 import regex
 from rich.console import Console
 
+from forensics.engine.scanner import ScanLimits
 from forensics.errors import ForensicsError
+from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Category, Report, RuleKind
 from forensics.render import RENDERERS
 from forensics.report.build import AnalyzeOptions, analyze
-from forensics.engine.scanner import ScanLimits
-from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.rules.loader import load_rules
 from forensics.rules.selftest import check_rule
 from forensics.version import __version__
@@ -63,17 +63,41 @@ def main() -> None:
 @main.command("analyze")
 @click.argument("paths", nargs=-1, metavar="PATH...")
 @click.option("--demo", is_flag=True, help="Analyse the bundled sample nightly artifact.")
-@click.option("--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path),
-              help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.")
-@click.option("--log-attachment", "log_attachments", multiple=True, metavar="GLOB",
-              help=f"Which attachments are logs, in order of preference (default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). "
-                   "Repeatable.")
-@click.option("--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here.")
-@click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["unexplained", "failures", "problems"]),
-              help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.")
-@click.option("--max-log-size", default="512MiB", show_default=True, callback=_parse_size,
-              help="Analyse at most this much of each log.")
+@click.option(
+    "--rules",
+    "rule_paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.",
+)
+@click.option(
+    "--log-attachment",
+    "log_attachments",
+    multiple=True,
+    metavar="GLOB",
+    help=f"Which attachments are logs, in order of preference (default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). "
+    "Repeatable.",
+)
+@click.option(
+    "--format", "output_format", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(["unexplained", "failures", "problems"]),
+    help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
+)
+@click.option(
+    "--max-log-size",
+    default="512MiB",
+    show_default=True,
+    callback=_parse_size,
+    help="Analyse at most this much of each log.",
+)
 @_translate_errors
 def analyze_command(
     paths: tuple[str, ...],
@@ -141,54 +165,71 @@ def rules_test_command(paths: tuple[Path, ...], verbose: bool) -> None:
     for rule in rules:
         check = check_rule(rule)
         if check.passed:
-            console.out(f"PASS {rule.id} ({len(rule.examples)} examples, {len(rule.near_misses)} near misses)")
+            console.out(
+                f"PASS {rule.id} ({len(rule.examples)} examples, {len(rule.near_misses)} near misses)"
+            )
         else:
             failed += 1
             console.out(f"FAIL {rule.id} ({rule.path})")
         for result in check.results:
             if verbose or not result.passed:
-                console.out(f"     {'ok  ' if result.passed else 'FAIL'} {result.kind} {result.number}: {result.detail}")
+                console.out(
+                    f"     {'ok  ' if result.passed else 'FAIL'} {result.kind} {result.number}: {result.detail}"
+                )
     console.out(f"{len(rules) - failed} passed, {failed} failed")
     if failed:
         sys.exit(EXIT_FAIL_ON)
 
 
 @rules_group.command("list")
-@click.option("--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path), help="Extra rule files.")
+@click.option(
+    "--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path), help="Extra rule files."
+)
 @click.option("--category", type=click.Choice([c.value for c in Category]), help="Only this category.")
 @click.option("--kind", type=click.Choice([k.value for k in RuleKind]), help="Only causes or only symptoms.")
 @click.option("--tag", help="Only rules with this tag.")
 @_translate_errors
-def rules_list_command(rule_paths: tuple[Path, ...], category: str | None, kind: str | None, tag: str | None) -> None:
+def rules_list_command(
+    rule_paths: tuple[Path, ...], category: str | None, kind: str | None, tag: str | None
+) -> None:
     """List the loaded rules."""
     console = Console(highlight=False)
     shown = 0
     for rule in load_rules(rule_paths):
-        if (category and rule.category.value != category) or (kind and rule.kind.value != kind) or (
-            tag and tag not in rule.tags
+        if (
+            (category and rule.category.value != category)
+            or (kind and rule.kind.value != kind)
+            or (tag and tag not in rule.tags)
         ):
             continue
         shown += 1
-        console.out(f"{rule.id:<40} {rule.kind.value:<8} {rule.category.value:<17} {rule.priority:>3}  {rule.title}")
+        console.out(
+            f"{rule.id:<40} {rule.kind.value:<8} {rule.category.value:<17} {rule.priority:>3}  {rule.title}"
+        )
     console.out(f"{shown} rule{'s' if shown != 1 else ''}")
 
 
 @rules_group.command("explain")
 @click.argument("rule_id")
-@click.option("--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path), help="Extra rule files.")
+@click.option(
+    "--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path), help="Extra rule files."
+)
 @_translate_errors
 def rules_explain_command(rule_id: str, rule_paths: tuple[Path, ...]) -> None:
     """Show one rule, its examples, and what it captures on them."""
     rules = load_rules(rule_paths)
     rule = rules.get(rule_id)
     if rule is None:
-        close = [r.id for r in rules if rule_id.split(".")[-1] in r.id][:5]
+        close = [r.id for r in rules if rule_id.rsplit(".", maxsplit=1)[-1] in r.id][:5]
         raise ForensicsError(
-            f"no rule '{rule_id}'", hint=f"did you mean: {', '.join(close)}" if close else "`ci-forensics rules list`"
+            f"no rule '{rule_id}'",
+            hint=f"did you mean: {', '.join(close)}" if close else "`ci-forensics rules list`",
         )
     console = Console(highlight=False)
     console.out(f"{rule.id} — {rule.title}")
-    console.out(f"  kind {rule.kind.value}, category {rule.category.value}, priority {rule.priority}; {rule.path}")
+    console.out(
+        f"  kind {rule.kind.value}, category {rule.category.value}, priority {rule.priority}; {rule.path}"
+    )
     if rule.tags:
         console.out(f"  tags: {', '.join(rule.tags)}")
     for pattern in rule.patterns:
@@ -204,7 +245,9 @@ def rules_explain_command(rule_id: str, rule_paths: tuple[Path, ...]) -> None:
         console.out(f"  advice:   {rule.advice}")
     check = check_rule(rule)
     for result, example in zip(check.results, (*rule.examples, *rule.near_misses), strict=True):
-        console.out(f"\n  {result.kind} {result.number}: {'ok' if result.passed else 'FAIL'} — {result.detail}")
+        console.out(
+            f"\n  {result.kind} {result.number}: {'ok' if result.passed else 'FAIL'} — {result.detail}"
+        )
         if example.source:
             console.out(f"    source: {example.source}")
         for name, value in result.fields:

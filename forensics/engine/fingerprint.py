@@ -13,7 +13,10 @@ from forensics.model import Evidence, Fingerprint, TestCase
 
 # Order matters: whole tokens (UUIDs, URLs, paths) go before the numbers inside them.
 _MASKS: tuple[tuple[regex.Pattern[str], str], ...] = (
-    (regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<uuid>"),
+    (
+        regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+        "<uuid>",
+    ),
     (regex.compile(r"\b[a-zA-Z][\w+.-]*://[^\s'\"<>)\]]+"), "<url>"),
     (regex.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.@+~-]+){2,}[/\\]?"), "<path>"),
     (regex.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"), "<ip>"),

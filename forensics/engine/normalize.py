@@ -37,7 +37,14 @@ _EXCEPTION_LINE = regex.compile(
     r"(?:FATAL|CRITICAL|PANIC)\b"
 )
 _LEVEL_WORDS = {
-    "ERROR": 0, "CRITICAL": 0, "FATAL": 0, "WARNING": 2, "WARN": 2, "INFO": 3, "DEBUG": 3, "TRACE": 3,
+    "ERROR": 0,
+    "CRITICAL": 0,
+    "FATAL": 0,
+    "WARNING": 2,
+    "WARN": 2,
+    "INFO": 3,
+    "DEBUG": 3,
+    "TRACE": 3,
     "NOTICE": 3,
 }
 _MAX_PREFIXES = 12
@@ -82,9 +89,9 @@ def normalize_line(raw: str) -> NormalizedLine:
             level = Level.ERROR
         text = text[match.end() :]
     message = text.strip()
-    if level is None or level > Level.ERROR:
-        if _EXCEPTION_LINE.match(message) and not message.startswith("Traceback"):
-            level = Level.ERROR
+    exception_line = _EXCEPTION_LINE.match(message) is not None and not message.startswith("Traceback")
+    if exception_line and (level is None or level > Level.ERROR):
+        level = Level.ERROR
     return NormalizedLine(text=message, level=level if level is not None else Level.PLAIN)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 try:  # Python 3.11+ keeps the parser private; it is stable across 3.11-3.14
     import re._parser as sre_parse  # type: ignore[import-not-found]
@@ -50,7 +51,9 @@ def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     best = _best_of_sequence(list(parsed.data))
     if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
         return None
-    alternatives = tuple(sorted({lit.lower() if insensitive else lit for lit in best}, key=lambda s: (-len(s), s)))
+    alternatives = tuple(
+        sorted({lit.lower() if insensitive else lit for lit in best}, key=lambda s: (-len(s), s))
+    )
     return Literals(alternatives=alternatives, ignore_case=insensitive)
 
 
@@ -61,12 +64,10 @@ def _has_scoped_ignorecase(items: object) -> bool:
             _group, add_flags, _remove, sub = argument
             if add_flags & re.IGNORECASE or _has_scoped_ignorecase(sub.data):
                 return True
-        elif op is BRANCH:
-            if any(_has_scoped_ignorecase(branch.data) for branch in argument[1]):
-                return True
-        elif op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
-            if _has_scoped_ignorecase(argument[2].data):
-                return True
+        elif (op is BRANCH and any(_has_scoped_ignorecase(branch.data) for branch in argument[1])) or (
+            op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT) and _has_scoped_ignorecase(argument[2].data)
+        ):
+            return True
     return False
 
 
@@ -102,10 +103,10 @@ def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
 def _required_option(op: object, argument: object) -> list[str] | None:
     """Literals that any match of this element must contain, or None."""
     if op is SUBPATTERN:
-        _group, _add, _remove, sub = argument  # type: ignore[misc]
-        return _best_of_sequence(list(sub.data))
+        subpattern: Any = argument
+        return _best_of_sequence(list(subpattern[3].data))
     if op is BRANCH:
-        _unused, branches = argument  # type: ignore[misc]
+        branches: Any = argument[1]  # type: ignore[index]
         collected: list[str] = []
         for branch in branches:
             best = _best_of_sequence(list(branch.data))
@@ -114,8 +115,8 @@ def _required_option(op: object, argument: object) -> list[str] | None:
             collected.extend(best)
         return collected
     if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
-        minimum, _maximum, sub = argument  # type: ignore[misc]
-        return _best_of_sequence(list(sub.data)) if minimum >= 1 else None
+        repeat: Any = argument
+        return _best_of_sequence(list(repeat[2].data)) if repeat[0] >= 1 else None
     if str(op) == _ATOMIC_GROUP:
         return _best_of_sequence(list(argument.data))  # type: ignore[attr-defined]
     return None

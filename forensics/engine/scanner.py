@@ -7,8 +7,8 @@ decoded, and each probe keeps at most one hit per level.
 from __future__ import annotations
 
 import io
-import zlib
 import zipfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -269,7 +269,9 @@ class _Scanner:
         self.scan.last_error = _last_error_line(self.tail, self.newlines, whole=self.tail_from_start)
 
 
-def _excerpt(block: bytes, start: int, end: int, line_number: int, limits: ScanLimits) -> tuple[ExcerptLine, ...]:
+def _excerpt(
+    block: bytes, start: int, end: int, line_number: int, limits: ScanLimits
+) -> tuple[ExcerptLine, ...]:
     """The matched line with a few lines before and after it, as far as this block holds them."""
     before: list[ExcerptLine] = []
     cursor = start
@@ -292,7 +294,9 @@ def _excerpt(block: bytes, start: int, end: int, line_number: int, limits: ScanL
 
 
 def _excerpt_text(raw: bytes) -> str:
-    return strip_ansi(raw[: EXCERPT_TEXT_LIMIT * 4].decode("utf-8", "replace")).rstrip("\r")[:EXCERPT_TEXT_LIMIT]
+    return strip_ansi(raw[: EXCERPT_TEXT_LIMIT * 4].decode("utf-8", "replace")).rstrip("\r")[
+        :EXCERPT_TEXT_LIMIT
+    ]
 
 
 def _last_error_line(tail: bytes, newlines_total: int, *, whole: bool) -> ExcerptLine | None:

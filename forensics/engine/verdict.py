@@ -21,12 +21,25 @@ _Candidate = tuple[Hit, ScannedLog]
 def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) -> Verdict:
     """The verdict for one test from the scans of its logs."""
     best_per_rule = matched_rules(logs, compiled)
-    causes = [(index, found) for index, found in best_per_rule.items() if compiled.rules[index].kind is RuleKind.CAUSE]
-    symptoms = [(index, found) for index, found in best_per_rule.items() if compiled.rules[index].kind is RuleKind.SYMPTOM]
+    causes = [
+        (index, found)
+        for index, found in best_per_rule.items()
+        if compiled.rules[index].kind is RuleKind.CAUSE
+    ]
+    symptoms = [
+        (index, found)
+        for index, found in best_per_rule.items()
+        if compiled.rules[index].kind is RuleKind.SYMPTOM
+    ]
     root_cause = None
     if causes:
         index, (hit, log) = min(
-            causes, key=lambda item: (-compiled.rules[item[0]].priority, *_position(item[1]), compiled.rules[item[0]].id)
+            causes,
+            key=lambda item: (
+                -compiled.rules[item[0]].priority,
+                *_position(item[1]),
+                compiled.rules[item[0]].id,
+            ),
         )
         root_cause = finding(compiled.rules[index], hit, log)
     symptom_findings = tuple(

@@ -112,11 +112,15 @@ class _FolderReader:
             with self.archive.open(name) as stream:
                 raw = stream.read(self.max_json_bytes + 1)
         except Exception as err:  # zip CRC errors, truncated entries, permission errors
-            self.problems.append(Problem(object=where, message=f"cannot read: {err}", hint="download the artifact again"))
+            self.problems.append(
+                Problem(object=where, message=f"cannot read: {err}", hint="download the artifact again")
+            )
             return None
         if len(raw) > self.max_json_bytes:
             self.problems.append(
-                Problem(object=where, message=f"larger than {self.max_json_bytes // (1024 * 1024)} MiB; skipped")
+                Problem(
+                    object=where, message=f"larger than {self.max_json_bytes // (1024 * 1024)} MiB; skipped"
+                )
             )
             return None
         try:
@@ -141,10 +145,15 @@ class _FolderReader:
         uuid = _text(result.get("uuid"))
         name = _text(result.get("name")) or _text(result.get("fullName")) or uuid
         status = Status.parse(result.get("status"))
-        details = result.get("statusDetails") if isinstance(result.get("statusDetails"), dict) else {}
+        raw_details = result.get("statusDetails")
+        details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
         message = _text(details.get("message"))
         links = tuple(
-            Link(type=_text(link.get("type")) or "link", name=_text(link.get("name")), url=_text(link.get("url")))
+            Link(
+                type=_text(link.get("type")) or "link",
+                name=_text(link.get("name")),
+                url=_text(link.get("url")),
+            )
             for link in _dicts(result.get("links"))
         )
         tickets: list[Ticket] = tickets_from_links(links)
@@ -165,11 +174,16 @@ class _FolderReader:
             history_id=_text(result.get("historyId")) or _fallback_identity(result),
             links=links,
             tickets=merge_tickets(tickets),
-            labels=tuple((_text(label.get("name")), _text(label.get("value"))) for label in _dicts(result.get("labels"))),
+            labels=tuple(
+                (_text(label.get("name")), _text(label.get("value")))
+                for label in _dicts(result.get("labels"))
+            ),
             parameters=tuple(
                 (
                     _text(parameter.get("name")),
-                    "***" if _text(parameter.get("mode")) in _HIDDEN_PARAMETER_MODES else _text(parameter.get("value")),
+                    "***"
+                    if _text(parameter.get("mode")) in _HIDDEN_PARAMETER_MODES
+                    else _text(parameter.get("value")),
                 )
                 for parameter in _dicts(result.get("parameters"))
             ),
@@ -186,7 +200,13 @@ class _FolderReader:
         yield from self.step_attachments(item.get("steps"), (), test_name, specificity=0, shared_by=1)
 
     def step_attachments(
-        self, steps: object, trail: tuple[str, ...], test_name: str, *, specificity: int, shared_by: int,
+        self,
+        steps: object,
+        trail: tuple[str, ...],
+        test_name: str,
+        *,
+        specificity: int,
+        shared_by: int,
         prefix: str = "step",
     ) -> Iterable[_Attachment]:
         for step in _dicts(steps):
@@ -197,10 +217,17 @@ class _FolderReader:
                 if resolved is not None:
                     yield _Attachment(resolved[0], resolved[1], location, specificity, shared_by)
             yield from self.step_attachments(
-                step.get("steps"), here, test_name, specificity=specificity, shared_by=shared_by, prefix=prefix
+                step.get("steps"),
+                here,
+                test_name,
+                specificity=specificity,
+                shared_by=shared_by,
+                prefix=prefix,
             )
 
-    def container_attachments(self, container: dict[str, Any], descendants: dict[str, int]) -> Iterable[_Attachment]:
+    def container_attachments(
+        self, container: dict[str, Any], descendants: dict[str, int]
+    ) -> Iterable[_Attachment]:
         shared_by = max(1, descendants.get(_text(container.get("uuid")), 1))
         for phase, key in (("setup", "befores"), ("teardown", "afters")):
             for fixture in _dicts(container.get(key)):
@@ -211,7 +238,11 @@ class _FolderReader:
                     if resolved is not None:
                         yield _Attachment(resolved[0], resolved[1], location, 2, shared_by)
                 yield from self.step_attachments(
-                    fixture.get("steps"), (), fixture_name, specificity=2, shared_by=shared_by,
+                    fixture.get("steps"),
+                    (),
+                    fixture_name,
+                    specificity=2,
+                    shared_by=shared_by,
                     prefix=f"fixture '{fixture_name}' ({phase}) step",
                 )
 
@@ -300,7 +331,9 @@ def _ancestors(uuid: str, parents: dict[str, list[dict[str, Any]]]) -> list[dict
 
 def _result_counts(containers: list[dict[str, Any]], result_uuids: set[str]) -> dict[str, int]:
     """How many results sit below each container: how widely its logs are shared."""
-    children = {_text(c.get("uuid")): [x for x in c.get("children") or () if isinstance(x, str)] for c in containers}
+    children = {
+        _text(c.get("uuid")): [x for x in c.get("children") or () if isinstance(x, str)] for c in containers
+    }
     counts: dict[str, int] = {}
 
     def count(uuid: str, depth: int) -> int:
@@ -308,7 +341,9 @@ def _result_counts(containers: list[dict[str, Any]], result_uuids: set[str]) -> 
             return counts[uuid]
         if depth > 50:
             return 0
-        total = sum(1 if child in result_uuids else count(child, depth + 1) for child in children.get(uuid, ()))
+        total = sum(
+            1 if child in result_uuids else count(child, depth + 1) for child in children.get(uuid, ())
+        )
         counts[uuid] = total
         return total
 
@@ -339,7 +374,9 @@ def _fold_retries(tests: list[TestCase]) -> list[TestCase]:
 
 def _fallback_identity(result: dict[str, Any]) -> str:
     parameters = sorted(
-        f"{_text(p.get('name'))}={_text(p.get('value'))}" for p in _dicts(result.get("parameters")) if not p.get("excluded")
+        f"{_text(p.get('name'))}={_text(p.get('value'))}"
+        for p in _dicts(result.get("parameters"))
+        if not p.get("excluded")
     )
     base = _text(result.get("testCaseId")) or _text(result.get("fullName"))
     if not base:

@@ -64,7 +64,9 @@ class DirectoryArchive:
                     full = Path(directory, file)
                     if full.is_symlink() and not full.resolve().is_relative_to(self.root):
                         self.problems.append(
-                            Problem(object=str(full), message="symbolic link out of the results folder ignored")
+                            Problem(
+                                object=str(full), message="symbolic link out of the results folder ignored"
+                            )
                         )
                         continue
                     names.append(full.relative_to(self.root).as_posix())

@@ -37,7 +37,9 @@ def discover(path: str) -> list[Input]:
         return [LogInput(path=STDIN, label="stdin", open=lambda: sys.stdin.buffer, kind="stdin")]
     location = Path(path)
     if not location.exists():
-        raise ResultsError(f"'{path}' does not exist", hint="pass an allure-results folder, an artifact .zip or a log file")
+        raise ResultsError(
+            f"'{path}' does not exist", hint="pass an allure-results folder, an artifact .zip or a log file"
+        )
     if location.is_dir():
         return _discover_directory(location, path)
     with location.open("rb") as stream:
@@ -69,7 +71,9 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
             try:
                 inputs.append(ZipArchive(location / name, label=f"{path.rstrip('/')}/{name}"))
             except ResultsError as err:
-                archive.problems.append(Problem(object=f"{path.rstrip('/')}/{name}", message=err.message, hint=err.hint))
+                archive.problems.append(
+                    Problem(object=f"{path.rstrip('/')}/{name}", message=err.message, hint=err.hint)
+                )
         if not inputs:
             raise ResultsError(
                 f"none of the {len(zips)} zip(s) in folder '{path}' could be read: {archive.problems[0].message}",
@@ -78,7 +82,9 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
         inputs[0].problems.extend(archive.problems)  # type: ignore[union-attr]
         return inputs
     if not names:
-        raise ResultsError(f"folder '{path}' is empty", hint="point at the allure-results folder the test run wrote")
+        raise ResultsError(
+            f"folder '{path}' is empty", hint="point at the allure-results folder the test run wrote"
+        )
     raise ResultsError(
         f"folder '{path}' holds no Allure results (*-result.json) and no artifact zips",
         hint="pass the allure-results folder (pytest --alluredir=…), an artifact .zip, or a log file",

@@ -18,8 +18,38 @@ _GITHUB_REF = regex.compile(r"(?<![\w&/#])#(?P<number>\d{1,7})\b")
 _KEY = regex.compile(r"(?<![\w/-])(?P<key>[A-Z][A-Z0-9]{1,9})-(?P<number>\d{1,7})\b")
 # Upper-case words followed by a number that are not ticket keys in the texts we read.
 _NOT_KEYS = frozenset(
-    {"UTF", "SHA", "ISO", "RFC", "CVE", "HTTP", "TLS", "SSL", "FP", "BF", "INT", "UINT", "CUDA", "SM", "GPU",
-     "TP", "PP", "DP", "EP", "PCI", "PCIE", "DDR", "GDDR", "HBM", "NCCL", "MD", "RSA", "AES", "TCP", "UDP"}
+    {
+        "UTF",
+        "SHA",
+        "ISO",
+        "RFC",
+        "CVE",
+        "HTTP",
+        "TLS",
+        "SSL",
+        "FP",
+        "BF",
+        "INT",
+        "UINT",
+        "CUDA",
+        "SM",
+        "GPU",
+        "TP",
+        "PP",
+        "DP",
+        "EP",
+        "PCI",
+        "PCIE",
+        "DDR",
+        "GDDR",
+        "HBM",
+        "NCCL",
+        "MD",
+        "RSA",
+        "AES",
+        "TCP",
+        "UDP",
+    }
 )
 _TICKET_LINK_TYPES = frozenset({"issue", "tms", "link"})
 
@@ -61,7 +91,15 @@ def tickets_in_text(text: str, *, origin: str, bare_keys: bool = True) -> list[T
     for match in _GITHUB_REPO_REF.finditer(text):
         if free(match):
             reference = f"{match['repo']}#{match['number']}"
-            take(match, Ticket("github", reference, f"https://github.com/{match['repo']}/issues/{match['number']}", origin))
+            take(
+                match,
+                Ticket(
+                    "github",
+                    reference,
+                    f"https://github.com/{match['repo']}/issues/{match['number']}",
+                    origin,
+                ),
+            )
     for match in _GITHUB_REF.finditer(text):
         if free(match):
             take(match, Ticket("github", f"#{match['number']}", "", origin))
@@ -80,7 +118,9 @@ def merge_tickets(tickets: Iterable[Ticket]) -> tuple[Ticket, ...]:
         existing = by_key.get(key)
         if existing is None or (not existing.url and ticket.url):
             by_key[key] = ticket
-    full_numbers = {key.split("#", 1)[1] for system, key in by_key if system == "github" and not key.startswith("#")}
+    full_numbers = {
+        key.split("#", 1)[1] for system, key in by_key if system == "github" and not key.startswith("#")
+    }
     return tuple(
         ticket
         for (system, key), ticket in by_key.items()

@@ -14,7 +14,9 @@ def headline(report: Report) -> str:
     explained = report.explained_count
     share = round(100 * explained / failing)
     noun = "test" if failing == 1 else "tests"
-    return f"{failing} failing {noun}: {explained} explained ({share}%), {report.unexplained_count} unexplained"
+    return (
+        f"{failing} failing {noun}: {explained} explained ({share}%), {report.unexplained_count} unexplained"
+    )
 
 
 def explained_share(report: Report) -> float | None:

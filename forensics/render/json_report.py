@@ -39,7 +39,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         },
         "context": dict(report.context),
         "inputs": [
-            {"path": item.path, "kind": item.kind, "label": item.label, "tests": item.tests} for item in report.inputs
+            {"path": item.path, "kind": item.kind, "label": item.label, "tests": item.tests}
+            for item in report.inputs
         ],
         "groups": [
             {
@@ -89,7 +90,10 @@ def _test(verdict: Verdict) -> dict[str, Any]:
         "tickets": [
             {"system": t.system, "key": t.key, "url": t.url or None, "origin": t.origin} for t in test.tickets
         ],
-        "logs": [{"attachment": log.attachment, "location": log.location, "source": log.source} for log in test.logs],
+        "logs": [
+            {"attachment": log.attachment, "location": log.location, "source": log.source}
+            for log in test.logs
+        ],
         "root_cause": _finding(verdict.root_cause) if verdict.root_cause else None,
         "symptoms": [_finding(symptom) for symptom in verdict.symptoms],
         "fingerprint": _fingerprint(verdict.fingerprint) if verdict.fingerprint else None,

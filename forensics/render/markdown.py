@@ -30,9 +30,13 @@ def excerpt_block(evidence: Evidence) -> str:
     """The evidence lines with their numbers, fenced."""
     lines = evidence.excerpt or ()
     width = len(str(max((line.number for line in lines), default=evidence.line)))
-    body = "\n".join(
-        f"{'>' if line.number == evidence.line else ' '} {line.number:>{width}} | {line.text}" for line in lines
-    ) or f"> {evidence.line} | {evidence.text}"
+    body = (
+        "\n".join(
+            f"{'>' if line.number == evidence.line else ' '} {line.number:>{width}} | {line.text}"
+            for line in lines
+        )
+        or f"> {evidence.line} | {evidence.text}"
+    )
     fence = fence_for(body)
     return f"{fence}text\n{body}\n{fence}"
 
@@ -44,7 +48,9 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
     sections: list[str] = []
     for group in report.groups:
         members = [by_uuid[uuid] for uuid in group.test_uuids]
-        sections.append(_cause_section(members) if group.kind == "cause" else _unexplained_section(group.title, members))
+        sections.append(
+            _cause_section(members) if group.kind == "cause" else _unexplained_section(group.title, members)
+        )
     if report.problems:
         lines = ["### Problems", ""]
         for problem in report.problems:
@@ -55,8 +61,10 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
     used = len(head)
     for index, section in enumerate(sections):
         if used + len(section) + 200 > max_chars:
-            out.append(f"\n_… {len(sections) - index} more section(s) left out to stay under {max_chars} characters; "
-                       "see the JSON report._\n")
+            out.append(
+                f"\n_… {len(sections) - index} more section(s) left out to stay under {max_chars} characters; "
+                "see the JSON report._\n"
+            )
             break
         out.append(section)
         used += len(section)
@@ -91,7 +99,9 @@ def _cause_section(members: list[Verdict]) -> str:
         lines.append("")
     lines.append("**Tests**")
     lines.extend(_test_lines(members))
-    lines.extend(["", f"**Evidence** ({evidence_place(first)}, test {inline_code(members[0].test.name)})", ""])
+    lines.extend(
+        ["", f"**Evidence** ({evidence_place(first)}, test {inline_code(members[0].test.name)})", ""]
+    )
     lines.append(excerpt_block(first.evidence))
     symptoms = _symptom_line(members[0].root_cause, members[0].symptoms)
     if symptoms:
@@ -120,7 +130,13 @@ def _unexplained_section(title: str, members: list[Verdict]) -> str:
     lines.append("**Tests**")
     lines.extend(_test_lines(members))
     if fingerprint is not None and fingerprint.evidence is not None:
-        lines.extend(["", f"**Last error line** ({fingerprint.evidence.attachment} line {fingerprint.evidence.line})", ""])
+        lines.extend(
+            [
+                "",
+                f"**Last error line** ({fingerprint.evidence.attachment} line {fingerprint.evidence.line})",
+                "",
+            ]
+        )
         lines.append(excerpt_block(fingerprint.evidence))
     symptoms = _symptom_line(None, first.symptoms)
     if symptoms:

@@ -26,16 +26,27 @@ def render_text(report: Report) -> RenderableType:
     by_uuid = report.verdict_by_uuid()
     for group in report.groups:
         members = [by_uuid[uuid] for uuid in group.test_uuids]
-        parts.append(_cause_panel(members) if group.kind == "cause" else _unexplained_panel(group.title, members))
+        parts.append(
+            _cause_panel(members) if group.kind == "cause" else _unexplained_panel(group.title, members)
+        )
     if report.problems:
         problems = Text()
         for problem in report.problems:
-            problems.append(f"{problem.severity}: ", style="bold red" if problem.severity == "error" else "bold yellow")
+            problems.append(
+                f"{problem.severity}: ", style="bold red" if problem.severity == "error" else "bold yellow"
+            )
             problems.append(f"{problem.object}: {problem.message}\n")
             if problem.hint:
                 problems.append(f"  hint: {problem.hint}\n", style="dim")
         problems.rstrip()
-        parts.append(Panel(problems, title=f"Problems ({len(report.problems)})", title_align="left", border_style="yellow"))
+        parts.append(
+            Panel(
+                problems,
+                title=f"Problems ({len(report.problems)})",
+                title_align="left",
+                border_style="yellow",
+            )
+        )
     return RichGroup(*parts)
 
 
@@ -103,8 +114,12 @@ def _cause_panel(members: list[Verdict]) -> Panel:
         body.append(first.advice + "\n")
     body.rstrip()
     count = len(members)
-    return Panel(body, title=f"{first.title} — {count} test{'s' if count != 1 else ''}", title_align="left",
-                 border_style="red")
+    return Panel(
+        body,
+        title=f"{first.title} — {count} test{'s' if count != 1 else ''}",
+        title_align="left",
+        border_style="red",
+    )
 
 
 def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
@@ -117,8 +132,10 @@ def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
     body.append_text(_tests(members))
     fingerprint = first.fingerprint
     if fingerprint is not None and fingerprint.evidence is not None:
-        body.append(f"\nLast error line ({fingerprint.evidence.attachment} line {fingerprint.evidence.line}):\n",
-                    style="bold")
+        body.append(
+            f"\nLast error line ({fingerprint.evidence.attachment} line {fingerprint.evidence.line}):\n",
+            style="bold",
+        )
         body.append_text(_excerpt(fingerprint.evidence))
     symptoms = _symptoms(first.symptoms, explained=False)
     if symptoms:
@@ -126,5 +143,9 @@ def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
         body.append_text(symptoms)
     body.rstrip()
     count = len(members)
-    return Panel(body, title=f"Unexplained — {count} test{'s' if count != 1 else ''}", title_align="left",
-                 border_style="yellow")
+    return Panel(
+        body,
+        title=f"Unexplained — {count} test{'s' if count != 1 else ''}",
+        title_align="left",
+        border_style="yellow",
+    )

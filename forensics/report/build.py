@@ -63,7 +63,9 @@ def analyze(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | N
 class _InputSession:
     """One input: read its tests, scan each needed log once, decide."""
 
-    def __init__(self, item: Input, compiled: CompiledRules, options: AnalyzeOptions, problems: list[Problem]) -> None:
+    def __init__(
+        self, item: Input, compiled: CompiledRules, options: AnalyzeOptions, problems: list[Problem]
+    ) -> None:
         self.item = item
         self.compiled = compiled
         self.options = options
@@ -87,7 +89,9 @@ class _InputSession:
                         severity="error",
                     )
                 )
-            return [self.decide(test) if test.status.is_failing else Verdict(test=test) for test in results.tests]
+            return [
+                self.decide(test) if test.status.is_failing else Verdict(test=test) for test in results.tests
+            ]
         finally:
             if isinstance(archive, ZipArchive):
                 archive.close()
@@ -100,7 +104,9 @@ class _InputSession:
             full_name=item.label,
             status=Status.FAILED,
             input_label=item.label,
-            logs=(LogRef(input_label=item.label, source=item.path, attachment=name, location="file", rank=0),),
+            logs=(
+                LogRef(input_label=item.label, source=item.path, attachment=name, location="file", rank=0),
+            ),
             origin="log",
         )
 
@@ -139,7 +145,9 @@ class _InputSession:
 def _inline_logs(test: TestCase) -> list[LogRef]:
     """The test's own status message and trace, matched after its attachments."""
     inline = []
-    for offset, (attachment, text) in enumerate((("status message", test.message), ("status trace", test.trace))):
+    for offset, (attachment, text) in enumerate(
+        (("status message", test.message), ("status trace", test.trace))
+    ):
         if text.strip():
             inline.append(
                 LogRef(

@@ -35,7 +35,7 @@ _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
 _MAX_EXPONENT = 64  # keeps `10 ** 10 ** 10` from eating the machine
 
 
-class _Missing(Exception):
+class _MissingValueError(Exception):
     """A value the expression needs was not captured (or was not a number)."""
 
 
@@ -62,7 +62,7 @@ class Expression:
         """The result, or None when a needed value is missing or the arithmetic is undefined."""
         try:
             return _evaluate(self.tree, values)
-        except (_Missing, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        except (_MissingValueError, ZeroDivisionError, OverflowError, ValueError, TypeError):
             return None
 
 
@@ -94,11 +94,14 @@ def _validate(node: ast.expr, names: set[str]) -> None:
 
 def _evaluate(node: ast.expr, values: Mapping[str, Value]) -> Number:
     if isinstance(node, ast.Constant):
-        return node.value  # type: ignore[no-any-return]
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError("not a number")
+        return value
     if isinstance(node, ast.Name):
         value = values.get(node.id)
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _Missing(node.id)
+            raise _MissingValueError(node.id)
         return value
     if isinstance(node, ast.BinOp):
         left = _evaluate(node.left, values)

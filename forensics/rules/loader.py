@@ -10,15 +10,29 @@ from typing import Any, TypeVar
 import regex
 
 from forensics.errors import RulesError
-from forensics.model import Category, RuleKind, Value
+from forensics.model import Category, RuleKind
 from forensics.rules.expressions import Expression
 from forensics.rules.model import Example, Rule, RuleSet
 from forensics.rules.template import Template
 
 _ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
 _KNOWN_KEYS = {
-    "id", "title", "category", "kind", "priority", "tags", "ignore_case", "patterns", "requires",
-    "excludes", "summary", "advice", "tickets", "derive", "examples", "near_misses",
+    "id",
+    "title",
+    "category",
+    "kind",
+    "priority",
+    "tags",
+    "ignore_case",
+    "patterns",
+    "requires",
+    "excludes",
+    "summary",
+    "advice",
+    "tickets",
+    "derive",
+    "examples",
+    "near_misses",
 }
 _MAX_REPORTED_ERRORS = 20
 _Enum = TypeVar("_Enum", Category, RuleKind)
@@ -119,7 +133,9 @@ class _RuleBuilder:
             self.error(key, "unknown field (typo?)")
         rule_id = self.text("id")
         if rule_id and not _ID.fullmatch(rule_id):
-            self.error("id", "use lower-case letters, digits, dots and dashes, e.g. 'vllm.startup-free-memory'")
+            self.error(
+                "id", "use lower-case letters, digits, dots and dashes, e.g. 'vllm.startup-free-memory'"
+            )
         title = self.text("title")
         category = self.choice("category", Category)
         kind = self.choice("kind", RuleKind)
@@ -150,9 +166,22 @@ class _RuleBuilder:
         if self.failed or category is None or kind is None or summary is None:
             return None
         return Rule(
-            id=rule_id, title=title, category=category, kind=kind, patterns=patterns, summary=summary,
-            advice=advice.strip(), priority=priority, tags=tags, ignore_case=ignore_case, requires=requires,
-            excludes=excludes, derive=derive, tickets=tickets, examples=examples, near_misses=near_misses,
+            id=rule_id,
+            title=title,
+            category=category,
+            kind=kind,
+            patterns=patterns,
+            summary=summary,
+            advice=advice.strip(),
+            priority=priority,
+            tags=tags,
+            ignore_case=ignore_case,
+            requires=requires,
+            excludes=excludes,
+            derive=derive,
+            tickets=tickets,
+            examples=examples,
+            near_misses=near_misses,
             path=str(self.path),
         )
 
@@ -166,7 +195,7 @@ class _RuleBuilder:
     def choice(self, field: str, enum: type[_Enum]) -> _Enum | None:
         value = self.entry.get(field)
         try:
-            return enum(value)
+            return enum(str(value))
         except ValueError:
             allowed = ", ".join(member.value for member in enum)
             self.error(field, f"{value!r} is not one of: {allowed}")
@@ -203,7 +232,7 @@ class _RuleBuilder:
     def derive(self, known: set[str]) -> tuple[tuple[str, Expression], ...]:
         raw = self.entry.get("derive", {})
         if not isinstance(raw, dict):
-            self.error("derive", "must be a table of name = \"expression\"")
+            self.error("derive", 'must be a table of name = "expression"')
             return ()
         derived: list[tuple[str, Expression]] = []
         available = set(known)
@@ -245,10 +274,13 @@ class _RuleBuilder:
         if required and not raw:
             self.error(field, "at least one example is required: a log snippet the rule must match")
         examples = []
-        for number, item in enumerate(raw, start=1):
-            if isinstance(item, str):
-                item = {"text": item}
-            if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not item["text"].strip():
+        for number, raw_item in enumerate(raw, start=1):
+            item = {"text": raw_item} if isinstance(raw_item, str) else raw_item
+            if (
+                not isinstance(item, dict)
+                or not isinstance(item.get("text"), str)
+                or not item["text"].strip()
+            ):
                 self.error(f"{field}[{number}]", "needs a non-empty text")
                 continue
             fields = item.get("fields", {})
@@ -256,12 +288,9 @@ class _RuleBuilder:
                 self.error(f"{field}[{number}].fields", "must be a table of numbers or text")
                 continue
             source = item.get("source", "")
-            examples.append(
-                Example(text=item["text"], source=str(source), fields=tuple(fields.items()))
-            )
+            examples.append(Example(text=item["text"], source=str(source), fields=tuple(fields.items())))
         return tuple(examples)
 
 
 def _is_value(value: object) -> bool:
     return isinstance(value, int | float | str) and not isinstance(value, bool)
-

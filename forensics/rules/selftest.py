@@ -41,23 +41,33 @@ class RuleCheck:
 def check_rule(rule: Rule) -> RuleCheck:
     """Run one rule, alone, over its own examples and near misses through the real scanner."""
     compiled = CompiledRules(RuleSet((rule,)))
-    results = [_run(rule, compiled, example, number, expect_match=True) for number, example in enumerate(rule.examples, 1)]
+    results = [
+        _run(rule, compiled, example, number, expect_match=True)
+        for number, example in enumerate(rule.examples, 1)
+    ]
     results += [
-        _run(rule, compiled, example, number, expect_match=False) for number, example in enumerate(rule.near_misses, 1)
+        _run(rule, compiled, example, number, expect_match=False)
+        for number, example in enumerate(rule.near_misses, 1)
     ]
     return RuleCheck(rule=rule, results=tuple(results))
 
 
-def _run(rule: Rule, compiled: CompiledRules, example: Example, number: int, *, expect_match: bool) -> ExampleResult:
+def _run(
+    rule: Rule, compiled: CompiledRules, example: Example, number: int, *, expect_match: bool
+) -> ExampleResult:
     kind = "example" if expect_match else "near miss"
     ref = LogRef(input_label="rule", source="", attachment=f"{kind} {number}", location="rule", rank=0)
-    scan = scan_text(example.text.strip("\n"), compiled, name=f"{rule.id} {kind} {number}", limits=_EXAMPLE_LIMITS)
+    scan = scan_text(
+        example.text.strip("\n"), compiled, name=f"{rule.id} {kind} {number}", limits=_EXAMPLE_LIMITS
+    )
     log = ScannedLog(ref, scan)
     hits = matched_rules([log], compiled)
     if not expect_match:
         if hits:
             hit = hits[0][0]
-            return ExampleResult(kind, number, False, f"matched line {hit.line}: {hit.text[:200]}", line=hit.line)
+            return ExampleResult(
+                kind, number, False, f"matched line {hit.line}: {hit.text[:200]}", line=hit.line
+            )
         return ExampleResult(kind, number, True, "no match, as expected")
     if not hits:
         problems = "; ".join(problem.message for problem in scan.problems)

@@ -12,7 +12,9 @@ import regex
 
 from forensics.model import Value
 
-_PLACEHOLDER = regex.compile(r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<spec>[^{}|]*))?(?:\|(?P<fallback>[^{}]*))?\}")
+_PLACEHOLDER = regex.compile(
+    r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<spec>[^{}|]*))?(?:\|(?P<fallback>[^{}]*))?\}"
+)
 MISSING = "?"
 
 
