@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from forensics.engine.prefilter import Prefilter
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -138,8 +137,7 @@ def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Pa
     from forensics.rules.loader import load_rules
 
     compiled = CompiledRules(load_rules())
-    plain = CompiledRules(load_rules())
-    plain.prefilter = Prefilter(pattern=None)
+    plain = CompiledRules(load_rules(), use_literals=False)
     logs = list((reference / "allure-results-pytest").glob("*-attachment.txt"))
     logs.append(tmp_path / "big.log")
     logs[-1].write_text(_big_log())

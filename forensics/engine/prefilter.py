@@ -176,3 +176,49 @@ def _re2_escape(literal: bytes) -> bytes:
     return b"".join(
         bytes([byte]) if byte >= 0x80 or chr(byte).isalnum() else b"\\x%02x" % byte for byte in literal
     )
+
+
+class ProbeSelector:
+    """Which probes' literals occur in one candidate line, so only their patterns run.
+
+    With RE2, one `RE2::Set` call answers for every probe at once; without it, each probe's literals are
+    looked up with `in`. Probes without literals are always selected.
+    """
+
+    def __init__(self, literal_sets: Sequence[Literals | None]) -> None:
+        self.always = tuple(number for number, literals in enumerate(literal_sets) if literals is None)
+        self._literal_sets = tuple(literal_sets)
+        self._set_members: list[int] = []
+        self._set: Any = None
+        if re2 is not None:
+            matcher = re2.Set.SearchSet()
+            for number, literals in enumerate(literal_sets):
+                if literals is None:
+                    continue
+                encoded = {literal.encode("utf-8") for literal in literals.alternatives}
+                pattern = b"|".join(_re2_escape(literal) for literal in sorted(encoded))
+                matcher.Add(b"(?i:" + pattern + b")" if literals.ignore_case else pattern)
+                self._set_members.append(number)
+            if self._set_members:
+                matcher.Compile()
+                self._set = matcher
+
+    def select(self, text: str) -> list[int]:
+        """Probe numbers, ascending, whose literals occur in the (normalised) line."""
+        if self._set is not None:
+            found = self._set.Match(text.encode("utf-8")) or ()
+            selected = [self._set_members[index] for index in found]
+        else:
+            folded = text.lower()
+            selected = [
+                number
+                for number, literals in enumerate(self._literal_sets)
+                if literals is not None
+                and any(
+                    literal in (folded if literals.ignore_case else text) for literal in literals.alternatives
+                )
+            ]
+        if self.always:
+            selected.extend(self.always)
+        selected.sort()
+        return selected

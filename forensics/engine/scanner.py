@@ -17,7 +17,7 @@ from typing import BinaryIO
 import regex
 
 from forensics.engine.normalize import Level, NormalizedLine, is_error_line, normalize_line, strip_ansi
-from forensics.engine.prefilter import Literals, Prefilter, required_literals
+from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.model import Rule, RuleSet
 
@@ -59,7 +59,8 @@ class ScanLimits:
 class CompiledRules:
     """Every rule's patterns and co-conditions as probes, with one pre-filter over all of them."""
 
-    def __init__(self, rules: RuleSet) -> None:
+    def __init__(self, rules: RuleSet, *, use_literals: bool = True) -> None:
+        """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one."""
         self.rules: tuple[Rule, ...] = tuple(rules)
         probes: list[Probe] = []
         for index, rule in enumerate(self.rules):
@@ -72,7 +73,9 @@ class CompiledRules:
                     literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
                     probes.append(Probe(index, role, pattern, literals))
         self.probes: tuple[Probe, ...] = tuple(probes)
-        self.prefilter = Prefilter.build([probe.literals for probe in probes])
+        literal_sets = [probe.literals if use_literals else None for probe in probes]
+        self.prefilter = Prefilter.build(literal_sets)
+        self.selector = ProbeSelector(literal_sets)
         self.probes_by_rule: dict[int, tuple[int, ...]] = {}
         for number, probe in enumerate(probes):
             self.probes_by_rule.setdefault(probe.rule_index, ())
@@ -210,17 +213,11 @@ class _Scanner:
         line = normalize_line(raw)
         if not line.text:
             return
-        folded: str | None = None
-        for number, probe in enumerate(self.compiled.probes):
+        probes = self.compiled.probes
+        for number in self.compiled.selector.select(line.text):
             if number in self.timed_out:
                 continue
-            if probe.literals is not None:
-                haystack = line.text
-                if probe.literals.ignore_case:
-                    folded = folded if folded is not None else line.text.lower()
-                    haystack = folded
-                if not any(literal in haystack for literal in probe.literals.alternatives):
-                    continue
+            probe = probes[number]
             found = self.search(number, probe, line, line_number)
             if found is not None:
                 captures = tuple((k, v) for k, v in found.groupdict().items() if v is not None)

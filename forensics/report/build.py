@@ -25,6 +25,7 @@ class AnalyzeOptions:
 
     log_attachments: tuple[str, ...] = DEFAULT_LOG_ATTACHMENTS
     limits: ScanLimits = field(default_factory=ScanLimits)
+    use_literals: bool = True  # False: every line through every pattern (the plain path, for checks)
 
 
 def analyze(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | None = None) -> Report:
@@ -33,7 +34,7 @@ def analyze(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | N
     One unreadable input becomes a problem and the others go on; ResultsError only when none is readable.
     """
     options = options or AnalyzeOptions()
-    compiled = CompiledRules(rules)
+    compiled = CompiledRules(rules, use_literals=options.use_literals)
     problems: list[Problem] = []
     inputs: list[Input] = []
     for path in paths:
