@@ -185,3 +185,17 @@ def test_undecodable_bytes_are_replaced(tmp_path: Path) -> None:
     scan = scan_stream(io.BytesIO(b"\xff\xfe\x00junk\x80\nboom cause \xc3\x28\n"), compiled, name="log")
     assert scan.hits[0][0].line == 2
     assert "\ufffd" in scan.hits[0][0].text
+
+
+def test_context_patterns_fill_values_from_other_lines(tmp_path: Path) -> None:
+    table = rule_toml(
+        "x.gated",
+        "GatedRepoError: (?P<status>\\d{3})",
+        extra="context = ['''Access to model (?P<repo>\\\\S+) is restricted''', '''status (?P<status>\\\\d+)''']",
+        example="GatedRepoError: 401",
+    ).replace('summary = "x.gated happened"', 'summary = "{repo|?} {status}"')
+    log = "status 999\nGatedRepoError: 401 Client Error\nAccess to model org/model is restricted.\n"
+    verdict = _verdict(tmp_path, log, table)
+    assert verdict.root_cause is not None
+    assert verdict.root_cause.summary == "org/model 401"  # the evidence line's own value wins
+    assert verdict.root_cause.evidence.line == 2

@@ -39,6 +39,12 @@ from forensics.engine.normalize import Level, is_error_line, normalize_line
             Level.ERROR,
         ),
         ("[Errno 98] Address already in use", "[Errno 98] Address already in use", Level.PLAIN),
+        ("[12-16 14:27:08 TP0] Scheduler hit an exception", "Scheduler hit an exception", Level.PLAIN),
+        (
+            "ERROR    tests.utils.managed_process:dynamo_harness.py:60 RuntimeError: boom",
+            "RuntimeError: boom",
+            Level.ERROR,
+        ),
         (
             "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",
             "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",

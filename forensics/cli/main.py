@@ -238,6 +238,8 @@ def rules_explain_command(rule_id: str, rule_paths: tuple[Path, ...]) -> None:
         console.out(f"  requires: {pattern.pattern}")
     for pattern in rule.excludes:
         console.out(f"  excludes: {pattern.pattern}")
+    for pattern in rule.context:
+        console.out(f"  context:  {pattern.pattern}")
     for name, expression in rule.derive:
         console.out(f"  derive:   {name} = {expression.source}")
     console.out(f"  summary:  {rule.summary.source}")

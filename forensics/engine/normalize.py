@@ -20,7 +20,8 @@ _PREFIX = regex.compile(
     (?:
         \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+     # GitHub Actions / ISO stamp
         (?:(?P<iso_level>INFO|WARN|WARNING|ERROR|DEBUG|TRACE|CRITICAL|FATAL)\s+(?:[\w.:-]+:\s+)?)?
-      | \[\d{4}-\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+[A-Z]{1,4}\d+)*\]\s*  # [stamp] (SGLang adds ` TP0`)
+      | \[(?:\d{4}-)?\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+[A-Z]{1,4}\d+)*\]\s*  # [stamp] (SGLang: `[12-16 14:27:08 TP0]`)
+      | (?P<capture_level>CRITICAL|ERROR|WARNING|INFO|DEBUG)\s+[\w.]+:[\w.-]+:\d+\s                # pytest's log capture
       | \[(?P<tag>[A-Za-z][\w-]{0,24}|w\d+)\]:?\s                                 # [BASH] [PYTHON] [w3] [ERROR]
       | \[rank\d+\]:?\s*                                                           # torch rank tag
       | \((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+\)\s*               # vLLM process tag
@@ -80,7 +81,13 @@ def normalize_line(raw: str) -> NormalizedLine:
         match = _PREFIX.match(text)
         if match is None or match.end() == 0:
             break
-        word = match["iso_level"] or match["vllm_level"] or match["actions_level"] or match["tag"]
+        word = (
+            match["iso_level"]
+            or match["vllm_level"]
+            or match["capture_level"]
+            or match["actions_level"]
+            or match["tag"]
+        )
         if word:
             found = _LEVEL_WORDS.get(word.upper())
             if found is not None:

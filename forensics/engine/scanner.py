@@ -31,6 +31,7 @@ class ProbeRole(StrEnum):
     PATTERN = "pattern"
     REQUIRES = "requires"
     EXCLUDES = "excludes"
+    CONTEXT = "context"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +69,7 @@ class CompiledRules:
                 (ProbeRole.PATTERN, rule.patterns),
                 (ProbeRole.REQUIRES, rule.requires),
                 (ProbeRole.EXCLUDES, rule.excludes),
+                (ProbeRole.CONTEXT, rule.context),
             ):
                 for pattern in patterns:
                     literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)

@@ -41,9 +41,9 @@ def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) 
                 compiled.rules[item[0]].id,
             ),
         )
-        root_cause = finding(compiled.rules[index], hit, log)
+        root_cause = finding(compiled.rules[index], hit, log, context_values(index, log, logs, compiled))
     symptom_findings = tuple(
-        finding(compiled.rules[index], hit, log)
+        finding(compiled.rules[index], hit, log, context_values(index, log, logs, compiled))
         for index, (hit, log) in sorted(symptoms, key=lambda item: (item[1][1].ref.rank, item[1][0].line))
     )
     fingerprint = None
@@ -80,9 +80,28 @@ def _position(candidate: _Candidate) -> tuple[int, int, int]:
     return (hit.level, log.ref.rank, hit.line)
 
 
-def finding(rule: Rule, hit: Hit, log: ScannedLog) -> Finding:
-    """A rule's match turned into what reports show: values, filled summary, evidence."""
-    values = rule.values(dict(hit.captures))
+def context_values(
+    rule_index: int, evidence_log: ScannedLog, logs: Sequence[ScannedLog], compiled: CompiledRules
+) -> dict[str, str]:
+    """Values from the rule's context patterns: the first match in the evidence's log, else in another log."""
+    values: dict[str, str] = {}
+    ordered = [evidence_log, *(log for log in logs if log is not evidence_log)]
+    for number in compiled.probes_by_rule.get(rule_index, ()):
+        if compiled.probes[number].role is not ProbeRole.CONTEXT:
+            continue
+        for log in ordered:
+            hits = log.scan.hits.get(number)
+            if hits:
+                first = min(hits, key=lambda hit: hit.line)
+                for name, value in first.captures:
+                    values.setdefault(name, value)
+                break
+    return values
+
+
+def finding(rule: Rule, hit: Hit, log: ScannedLog, context: dict[str, str] | None = None) -> Finding:
+    """A rule's match turned into what reports show: values (the line's own first), summary, evidence."""
+    values = rule.values({**(context or {}), **dict(hit.captures)})
     return Finding(
         rule_id=rule.id,
         title=rule.title,

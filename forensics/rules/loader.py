@@ -26,6 +26,7 @@ _KNOWN_KEYS = {
     "ignore_case",
     "patterns",
     "requires",
+    "context",
     "excludes",
     "summary",
     "advice",
@@ -146,11 +147,12 @@ class _RuleBuilder:
         patterns = self.patterns("patterns", ignore_case, required=True)
         requires = self.patterns("requires", ignore_case, required=False)
         excludes = self.patterns("excludes", ignore_case, required=False)
+        context = self.patterns("context", ignore_case, required=False)
         priority = entry.get("priority", 50)
         if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 100:
             self.error("priority", "must be a whole number from 0 to 100")
             priority = 50
-        known = {name for pattern in patterns for name in pattern.groupindex}
+        known = {name for pattern in (*patterns, *context) for name in pattern.groupindex}
         derive = self.derive(known)
         summary = self.summary(known | {name for name, _ in derive})
         advice = entry.get("advice", "")
@@ -177,6 +179,7 @@ class _RuleBuilder:
             tags=tags,
             ignore_case=ignore_case,
             requires=requires,
+            context=context,
             excludes=excludes,
             derive=derive,
             tickets=tickets,

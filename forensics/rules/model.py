@@ -40,6 +40,7 @@ class Rule:
     ignore_case: bool = False
     requires: tuple[regex.Pattern[str], ...] = ()
     excludes: tuple[regex.Pattern[str], ...] = ()
+    context: tuple[regex.Pattern[str], ...] = ()  # more values, from other lines of the same logs
     derive: tuple[tuple[str, Expression], ...] = ()
     tickets: tuple[str, ...] = ()
     examples: tuple[Example, ...] = ()
@@ -48,8 +49,8 @@ class Rule:
 
     @property
     def capture_names(self) -> frozenset[str]:
-        """Every named group over all patterns."""
-        return frozenset(name for pattern in self.patterns for name in pattern.groupindex)
+        """Every named group over all patterns and context patterns."""
+        return frozenset(name for pattern in (*self.patterns, *self.context) for name in pattern.groupindex)
 
     def values(self, captures: Mapping[str, str]) -> dict[str, Value]:
         """Typed captures (numbers become numbers) followed by the derived values, in order."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
-from forensics.engine.verdict import finding, matched_rules
+from forensics.engine.verdict import context_values, finding, matched_rules
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.model import LogRef, Value
 from forensics.rules.model import Example, Rule, RuleSet
@@ -73,7 +73,7 @@ def _run(
         problems = "; ".join(problem.message for problem in scan.problems)
         return ExampleResult(kind, number, False, "did not match" + (f" ({problems})" if problems else ""))
     hit, _log = hits[0]
-    found = finding(rule, hit, log)
+    found = finding(rule, hit, log, context_values(0, log, [log], compiled))
     values = dict(found.fields)
     wrong = [
         f"{name}: expected {expected!r}, got {values.get(name)!r}"
