@@ -191,7 +191,7 @@ def test_context_patterns_fill_values_from_other_lines(tmp_path: Path) -> None:
     table = rule_toml(
         "x.gated",
         "GatedRepoError: (?P<status>\\d{3})",
-        extra="context = ['''Access to model (?P<repo>\\\\S+) is restricted''', '''status (?P<status>\\\\d+)''']",
+        extra="context = ['''Access to model (?P<repo>\\S+) is restricted''', '''status (?P<status>\\d+)''']",
         example="GatedRepoError: 401",
     ).replace('summary = "x.gated happened"', 'summary = "{repo|?} {status}"')
     log = "status 999\nGatedRepoError: 401 Client Error\nAccess to model org/model is restricted.\n"
