@@ -174,7 +174,7 @@ def test_a_bad_rule_names_file_rule_and_field(tmp_path: Path, table: str, field:
         load_rules([path], include_shipped=False)
     assert str(path) in error.value.message
     assert field in error.value.message
-    assert "rules test" in error.value.hint
+    assert "rules lint" in error.value.hint
 
 
 def test_a_user_rule_with_a_shipped_id_replaces_it(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,9 +18,13 @@ from forensics.errors import ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Category, Report, RuleKind
 from forensics.render import RENDERERS
+from forensics.report.backtest import backtest
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.session import default_jobs
+from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules
 from forensics.rules.selftest import check_rule
+from forensics.rules.suggest import read_report, suggest
 from forensics.version import __version__
 
 EXIT_ERROR = 1
@@ -92,6 +97,14 @@ def main() -> None:
     help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
 )
 @click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=default_jobs(),
+    show_default=True,
+    help="Logs scanned at once.",
+)
+@click.option(
     "--max-log-size",
     default="512MiB",
     show_default=True,
@@ -107,6 +120,7 @@ def analyze_command(
     output_format: str,
     output: Path | None,
     fail_on: tuple[str, ...],
+    jobs: int,
     max_log_size: int,
 ) -> None:
     """Find each failed test's root cause in allure-results folders, artifact zips or logs ('-' = stdin)."""
@@ -116,6 +130,7 @@ def analyze_command(
     options = AnalyzeOptions(
         log_attachments=log_attachments or DEFAULT_LOG_ATTACHMENTS,
         limits=ScanLimits(max_bytes=max_log_size),
+        jobs=jobs,
     )
     report = analyze(inputs, rules=load_rules(rule_paths), options=options)
     emit(report, output_format, output)
@@ -179,6 +194,107 @@ def rules_test_command(paths: tuple[Path, ...], verbose: bool) -> None:
     console.out(f"{len(rules) - failed} passed, {failed} failed")
     if failed:
         sys.exit(EXIT_FAIL_ON)
+
+
+@rules_group.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH...]")
+@click.option("--strict", is_flag=True, help="Exit 3 on warnings too.")
+@_translate_errors
+def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
+    """Check rules: schema, duplicate ids, examples, slow patterns, missing near misses, equal-priority overlaps."""
+    findings = lint(paths, include_shipped=not paths)
+    console = Console(highlight=False)
+    for finding in findings:
+        console.out(
+            f"{finding.severity:<8}{finding.check:<12}{finding.rule_id or '-'}  {finding.path}: {finding.message}"
+        )
+    errors = sum(1 for finding in findings if finding.severity == "error")
+    warnings = len(findings) - errors
+    console.out(
+        f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    )
+    if errors or (strict and warnings):
+        sys.exit(EXIT_FAIL_ON)
+
+
+@rules_group.command("suggest")
+@click.argument(
+    "report_path", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="REPORT.json"
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write one draft file per group here instead of printing them.",
+)
+@_translate_errors
+def rules_suggest_command(report_path: Path, out_dir: Path | None) -> None:
+    """Draft a rule for each group of unexplained failures in a JSON report (`analyze --format json`)."""
+    drafts = suggest(read_report(report_path))
+    console = Console(highlight=False)
+    if not drafts:
+        console.out("no unexplained groups to draft rules for")
+        return
+    for draft in drafts:
+        if out_dir is None:
+            console.out(draft.text)
+            continue
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / draft.file_name).write_text(draft.text, encoding="utf-8")
+        console.out(
+            f"wrote {out_dir / draft.file_name} ({len(draft.tests)} test{'s' if len(draft.tests) != 1 else ''})"
+        )
+
+
+@rules_group.command("backtest")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option(
+    "--rules", "rule_paths", multiple=True, type=click.Path(path_type=Path), help="Extra rule files."
+)
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--all", "show_all", is_flag=True, help="Also list rules that never fired.")
+@_translate_errors
+def rules_backtest_command(
+    paths: tuple[str, ...], rule_paths: tuple[Path, ...], output_format: str, show_all: bool
+) -> None:
+    """Count each rule's hits on failing and passing tests of results, logs or saved JSON reports."""
+    result = backtest(list(paths), rules=load_rules(rule_paths))
+    console = Console(highlight=False)
+    rows = [hits for hits in result.rules if show_all or hits.failing or hits.passing]
+    if output_format == "json":
+        document = {
+            "failing_tests": result.failing_tests,
+            "passing_tests": result.passing_tests,
+            "reports_read": result.reports_read,
+            "rules": [
+                {
+                    "rule": h.rule_id,
+                    "kind": h.kind,
+                    "failing": h.failing,
+                    "passing": h.passing,
+                    "failing_examples": h.failing_examples,
+                    "passing_examples": h.passing_examples,
+                }
+                for h in rows
+            ],
+            "problems": [{"object": p.object, "message": p.message} for p in result.problems],
+        }
+        console.out(json.dumps(document, indent=2), highlight=False)
+        return
+    console.out(
+        f"{result.failing_tests} failing and {result.passing_tests} passing tests"
+        + (f", {result.reports_read} saved report(s)" if result.reports_read else "")
+    )
+    console.out(f"{'rule':<40} {'kind':<8} {'failing':>7} {'passing':>7}")
+    for hits in sorted(rows, key=lambda h: (-h.passing, -h.failing, h.rule_id)):
+        note = "  fires on passing tests: probably matching noise" if hits.passing else ""
+        console.out(f"{hits.rule_id:<40} {hits.kind:<8} {hits.failing:>7} {hits.passing:>7}{note}")
+        for name in hits.passing_examples:
+            console.out(f"{'':<10}passing: {name}")
+    for problem in result.problems:
+        console.out(f"problem: {problem.object}: {problem.message}")
 
 
 @rules_group.command("list")

@@ -60,23 +60,29 @@ def rule_files(path: Path) -> list[Path]:
     raise RulesError(f"rules path '{path}' does not exist", hint="pass a .toml rule file or a folder of them")
 
 
-def load_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> RuleSet:
-    """The shipped pack (optional) plus the user's files; a user rule with a shipped id replaces it."""
+def collect_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> tuple[RuleSet, list[str]]:
+    """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not."""
     errors: list[str] = []
     shipped: dict[str, Rule] = {}
     if include_shipped:
         shipped = _load_unique(rule_files(shipped_rules_path()), errors)
     user = _load_unique([file for path in paths for file in rule_files(Path(path))], errors)
+    merged = dict(shipped)
+    merged.update(user)
+    return RuleSet(tuple(merged.values())), errors
+
+
+def load_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> RuleSet:
+    """The shipped pack (optional) plus the user's files; a user rule with a shipped id replaces it."""
+    rules, errors = collect_rules(paths, include_shipped=include_shipped)
     if errors:
         shown = errors[:_MAX_REPORTED_ERRORS]
         more = f"\n… and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
         raise RulesError(
             "cannot load rules:\n" + "\n".join(f"  {error}" for error in shown) + more,
-            hint="fix the rule file(s) named above; `ci-forensics rules test FILE` checks one file",
+            hint="fix the rule file(s) named above; `ci-forensics rules lint FILE` checks one file",
         )
-    merged = dict(shipped)
-    merged.update(user)
-    return RuleSet(tuple(merged.values()))
+    return rules
 
 
 def _load_unique(files: Iterable[Path], errors: list[str]) -> dict[str, Rule]:
@@ -93,10 +99,17 @@ def _load_unique(files: Iterable[Path], errors: list[str]) -> dict[str, Rule]:
 def load_rule_file(path: Path, errors: list[str]) -> list[Rule]:
     """Every rule in one TOML file; problems are appended to `errors` as `file: rule 'id': field: why`."""
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         errors.append(f"{path}: cannot read: {err}")
         return []
+    return parse_rules(text, path, errors)
+
+
+def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
+    """Every rule in TOML text that claims to come from `path` (for drafts never written to disk)."""
+    try:
+        document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         errors.append(f"{path}: not valid TOML: {err}")
         return []

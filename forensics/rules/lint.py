@@ -1,0 +1,171 @@
+"""`rules lint`: what a rule author should fix before a rule ships.
+
+Errors: a file that does not load (schema, bad regex, duplicate id), an example that fails, a pattern that
+gives up on a pathological 1 MB line. Warnings: no near misses, no literal for the pre-filter, and two
+causes of equal priority that both match one example (the tie is then decided by line order alone).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import regex
+
+from forensics.engine.prefilter import required_literals
+from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
+from forensics.engine.verdict import matched_rules
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.model import LogRef, RuleKind
+from forensics.rules.loader import collect_rules
+from forensics.rules.model import Rule, RuleSet
+from forensics.rules.selftest import check_rule
+
+PATHOLOGICAL_LINE_BYTES = 1024 * 1024
+_ERROR_LINE = regex.compile(r"^(?P<file>[^:]+(?::[^:]+)?\.toml): (?P<rest>.*)$")
+
+
+@dataclass(frozen=True, slots=True)
+class LintFinding:
+    """One thing a rule author should look at."""
+
+    severity: str  # "error" or "warning"
+    check: str  # "schema", "examples", "timeout", "near-misses", "prefilter", "ambiguous"
+    rule_id: str
+    path: str
+    message: str
+
+
+def lint(
+    paths: Sequence[Path] = (),
+    *,
+    include_shipped: bool = True,
+    line_bytes: int = PATHOLOGICAL_LINE_BYTES,
+    timeout: float = 1.0,
+) -> list[LintFinding]:
+    """Every finding over the given rule files (and the shipped pack unless excluded)."""
+    rules, errors = collect_rules(paths, include_shipped=include_shipped)
+    findings = [_schema_finding(error) for error in errors]
+    for rule in rules:
+        findings.extend(_rule_findings(rule, line_bytes=line_bytes, timeout=timeout))
+    findings.extend(_ambiguities(rules))
+    return findings
+
+
+def _schema_finding(error: str) -> LintFinding:
+    match = _ERROR_LINE.match(error)
+    path = match["file"] if match else ""
+    rule = regex.search(r"rule '([^']+)'", error)
+    return LintFinding(
+        "error", "schema", rule.group(1) if rule else "", path, match["rest"] if match else error
+    )
+
+
+def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintFinding]:
+    findings: list[LintFinding] = []
+
+    def add(severity: str, check: str, message: str) -> None:
+        findings.append(LintFinding(severity, check, rule.id, rule.path, message))
+
+    for result in check_rule(rule).results:
+        if not result.passed:
+            add("error", "examples", f"{result.kind} {result.number}: {result.detail}")
+    if not rule.near_misses:
+        add("warning", "near-misses", "no near misses: add a line that looks similar but must not match")
+    for role, patterns in (
+        ("patterns", rule.patterns),
+        ("requires", rule.requires),
+        ("excludes", rule.excludes),
+        ("context", rule.context),
+    ):
+        for number, pattern in enumerate(patterns, start=1):
+            literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
+            if literals is None:
+                add(
+                    "warning",
+                    "prefilter",
+                    f"{role}[{number}] has no literal of 3+ characters that every match "
+                    "must contain, so every line of every log goes through it: anchor it on fixed text",
+                )
+            slow = _pathological(
+                pattern, rule, literals.alternatives if literals else (), line_bytes, timeout
+            )
+            if slow:
+                add(
+                    "error",
+                    "timeout",
+                    f"{role}[{number}] took more than {timeout}s on {slow}: bound its repeats",
+                )
+    return findings
+
+
+def _pathological(
+    pattern: regex.Pattern[str], rule: Rule, literals: Sequence[str], size: int, timeout: float
+) -> str:
+    """The name of the first pathological line the pattern gives up on, or ''."""
+    candidates = {
+        "a 1 MB line of 'a'": "a" * size,
+        "a 1 MB line of spaces": " " * size,
+        "a 1 MB line of digits and dots": "1." * (size // 2),
+        "a 1 MB line of word characters and spaces": "ab1_ " * (size // 5),
+    }
+    for literal in literals[:2]:
+        candidates[f"a 1 MB line repeating {literal!r}"] = (literal + " ") * (size // (len(literal) + 1))
+        for filler in (
+            "a",
+            " ",
+            "1",
+            "ab1_ ",
+            "/",
+        ):  # the classic: the anchor, then a long run that almost fits
+            candidates[f"{literal!r} followed by a 1 MB run of {filler!r}"] = (
+                literal + filler * (size // len(filler)) + "\x00"
+            )
+    example_lines = [line for example in rule.examples for line in example.text.splitlines() if line.strip()]
+    if example_lines:
+        longest = max(example_lines, key=len)
+        candidates["a 1 MB line repeating the longest example line"] = (longest + " ") * (
+            size // (len(longest) + 1)
+        )
+        candidates["the longest example line cut short and padded"] = (
+            longest[: len(longest) * 2 // 3] + " " * size
+        )
+    for name, line in candidates.items():
+        try:
+            pattern.search(line, timeout=timeout)
+        except TimeoutError:
+            return name
+    return ""
+
+
+def _ambiguities(rules: RuleSet) -> list[LintFinding]:
+    """Causes of equal priority that both match one rule's example."""
+    causes = RuleSet(tuple(rule for rule in rules if rule.kind is RuleKind.CAUSE))
+    compiled = CompiledRules(causes)
+    findings = []
+    reported: set[tuple[str, str]] = set()
+    limits = ScanLimits(regex_timeout=2.0)
+    for index, rule in enumerate(compiled.rules):
+        for number, example in enumerate(rule.examples, start=1):
+            ref = LogRef(input_label="lint", source="", attachment="example", location="rule", rank=0)
+            log = ScannedLog(
+                ref, scan_text(example.text, compiled, name=f"{rule.id} example {number}", limits=limits)
+            )
+            for other_index in matched_rules([log], compiled):
+                other = compiled.rules[other_index]
+                pair = tuple(sorted((rule.id, other.id)))
+                if other_index == index or other.priority != rule.priority or pair in reported:
+                    continue
+                reported.add((pair[0], pair[1]))
+                findings.append(
+                    LintFinding(
+                        "warning",
+                        "ambiguous",
+                        rule.id,
+                        rule.path,
+                        f"example {number} is also matched by '{other.id}' at the same priority ({rule.priority}); "
+                        "raise the more specific one's priority",
+                    )
+                )
+    return findings

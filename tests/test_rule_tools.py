@@ -1,0 +1,135 @@
+"""Tools for rule authors: lint, suggest (drafts from unexplained groups) and backtest."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from forensics.cli.main import main
+from forensics.render.json_report import render_json
+from forensics.report.backtest import backtest
+from forensics.report.build import analyze
+from forensics.rules.lint import lint
+from forensics.rules.loader import load_rules, parse_rules
+from forensics.rules.model import RuleSet
+from forensics.rules.suggest import draft_rule, suggest
+from tests.rulebook import rule_toml, rules_from
+
+
+def test_the_shipped_pack_lints_clean() -> None:
+    findings = lint()
+    assert [f for f in findings if f.severity == "error"] == []
+    assert [f for f in findings if f.check == "near-misses"] == []
+
+
+def test_lint_finds_backtracking_missing_near_misses_no_literal_and_ties(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(
+        rule_toml("x.slow", "start(a|aa)+$", example="startaa")
+        + rule_toml("x.tie", "startaa")
+        + "[[rule.near_misses]]\ntext = 'nothing'\n"
+        + rule_toml("x.vague", "\\d+ (?:x|y)", example="1 x")
+        + "[[rule.near_misses]]\ntext = 'no digits'\n"
+        + rule_toml("x.broken", "boom", example="bang")
+        + "[[rule.near_misses]]\ntext = 'no'\n"
+    )
+    findings = {
+        (f.rule_id, f.check, f.severity) for f in lint([path], include_shipped=False, line_bytes=200_000)
+    }
+    assert ("x.slow", "timeout", "error") in findings
+    assert ("x.slow", "near-misses", "warning") in findings
+    assert ("x.vague", "prefilter", "warning") in findings
+    assert ("x.broken", "examples", "error") in findings
+    assert ("x.slow", "ambiguous", "warning") in findings or ("x.tie", "ambiguous", "warning") in findings
+    assert not any(rule == "x.tie" and check != "ambiguous" for rule, check, _ in findings)
+
+
+def test_lint_reports_schema_errors_and_duplicate_ids_without_stopping(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(rule_toml("x.same", "boom") + "[[rule.near_misses]]\ntext = 'no'\n")
+    (tmp_path / "b.toml").write_text(rule_toml("x.same", "bang") + rule_toml("x.bad", "unclosed (group"))
+    findings = lint([tmp_path], include_shipped=False, line_bytes=10_000)
+    messages = [f.message for f in findings if f.check == "schema"]
+    assert any("id already defined" in m for m in messages)
+    assert any("bad regex" in m for m in messages)
+    result = CliRunner().invoke(main, ["rules", "lint", str(tmp_path)])
+    assert result.exit_code == 3
+    assert "schema" in result.output and "errors" in result.output
+
+
+def test_suggest_drafts_a_rule_that_explains_the_group(
+    tmp_path: Path, scenario_results: Callable[..., Path], rule_pack: RuleSet
+) -> None:
+    results = scenario_results("scenario_nightly_multigpu.py")
+    document = json.loads(render_json(analyze([str(results)], rules=rule_pack)))
+    unexplained = [g for g in document["groups"] if g["kind"] == "unexplained"]
+    assert unexplained
+    drafts = suggest(document)
+    assert len(drafts) == len(unexplained)
+    draft_path = tmp_path / drafts[0].file_name
+    draft_path.write_text(drafts[0].text)
+    with_draft = load_rules([draft_path])
+    again = analyze([str(results)], rules=with_draft)
+    explained = {
+        v.test.name for v in again.verdicts if v.root_cause and v.root_cause.rule_id == drafts[0].rule_id
+    }
+    assert explained == set(drafts[0].tests)
+
+
+def test_a_draft_generalises_the_masked_parts() -> None:
+    fingerprint = {
+        "key": "abcdef123456",
+        "masked": "RuntimeError: worker <num> lost after <duration> at <path>",
+        "line": "[BASH] RuntimeError: worker 7 lost after 31.5s at /tmp/run/x.sock",
+    }
+    draft = draft_rule(fingerprint, ["test_a"])
+    assert draft is not None
+    errors: list[str] = []
+    rule = parse_rules(draft.text, Path("draft.toml"), errors)[0]
+    assert not errors
+    assert rule.patterns[0].search("RuntimeError: worker 12 lost after 2 min at /var/x")
+    assert rule.summary.render({"number_1": 12, "duration_1": "2 min", "path_1": "/var/x"}) == (
+        "RuntimeError: worker 12 lost after 2 min at /var/x"
+    )
+
+
+def test_backtest_counts_failing_and_passing_hits(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    results.mkdir()
+    for index, (status, log) in enumerate(
+        [
+            ("broken", "boom cause\n"),
+            ("passed", "WARNING boom cause retried fine\n"),
+            ("passed", "all good\n"),
+        ]
+    ):
+        (results / f"log{index}-attachment.txt").write_text(log)
+        (results / f"r{index}-result.json").write_text(
+            json.dumps(
+                {
+                    "uuid": f"u{index}",
+                    "name": f"test_{index}",
+                    "status": status,
+                    "attachments": [{"name": "bash.log.txt", "source": f"log{index}-attachment.txt"}],
+                }
+            )
+        )
+    rules = rules_from(tmp_path, rule_toml("x.cause", "boom cause"), rule_toml("x.other", "never here"))
+    result = backtest([str(results)], rules=rules)
+    hits = {h.rule_id: h for h in result.rules}
+    assert (result.failing_tests, result.passing_tests) == (1, 2)
+    assert (hits["x.cause"].failing, hits["x.cause"].passing) == (1, 1)
+    assert hits["x.cause"].passing_examples == ["test_1"]
+    assert [h.rule_id for h in result.noisy()] == ["x.cause"]
+    assert (hits["x.other"].failing, hits["x.other"].passing) == (0, 0)
+    report = tmp_path / "report.json"
+    report.write_text(render_json(analyze([str(results)], rules=rules)))
+    from_report = backtest([str(report)], rules=rules)
+    assert from_report.reports_read == 1
+    assert {h.rule_id: h.failing for h in from_report.rules} == {"x.cause": 1, "x.other": 0}
+    output = CliRunner().invoke(
+        main, ["rules", "backtest", str(results), "--rules", str(tmp_path / "rules.toml")]
+    )
+    assert "x.cause" in output.output and "fires on passing tests" in output.output
