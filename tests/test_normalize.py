@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from forensics.engine.normalize import Level, is_error_line, normalize_line
+from forensics.engine.normalize import MAYBE_ERROR, Level, is_error_line, normalize_line
 
 
 @pytest.mark.parametrize(
@@ -66,3 +66,24 @@ def test_traceback_headers_and_frames_are_not_error_lines() -> None:
     )
     assert is_error_line(normalize_line("ERROR 11-28 08:14:19 [core.py:708] ValueError: bad"))
     assert not is_error_line(normalize_line("INFO 11-28 08:14:19 [core.py:708] all good"))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "ERROR 11-28 08:14:19 [core.py:708] something broke",
+        "[BASH] ValueError: bad",
+        "Fatal Python error: Segmentation fault",
+        "thread 'main' panicked at src/x.rs:1:2:",
+        "##[error]Process completed with exit code 1.",
+        "E       AssertionError: x",
+        "KeyboardInterrupt: stopped",
+        "2026-02-24T20:21:58.123Z ERROR dynamo: lost",
+        "[ERROR] disk full",
+        "CRITICAL boom",
+        "SystemExit: 2",
+    ],
+)
+def test_every_error_line_passes_the_cheap_byte_check(raw: str) -> None:
+    assert is_error_line(normalize_line(raw))
+    assert MAYBE_ERROR.search(raw.encode())

@@ -6,6 +6,7 @@ way (an ERROR header, an exception line) is kept: an error line beats a warning 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -33,7 +34,7 @@ _PREFIX = regex.compile(
     regex.VERBOSE,
 )
 _EXCEPTION_LINE = regex.compile(
-    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Warning)(?:\[\w+\])?:\s|"
+    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)(?:\[\w+\])?:\s|"
     r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '.*' panicked at|Fatal Python error:|"
     r"(?:FATAL|CRITICAL|PANIC)\b"
 )
@@ -100,6 +101,12 @@ def normalize_line(raw: str) -> NormalizedLine:
     if exception_line and (level is None or level > Level.ERROR):
         level = Level.ERROR
     return NormalizedLine(text=message, level=level if level is not None else Level.PLAIN)
+
+
+# Every line `is_error_line` accepts contains one of these; lines without them need no normalising.
+MAYBE_ERROR = re.compile(
+    rb"Error|Exception|Exit|Interrupt|Failure|ERROR|CRITICAL|FATAL|Fatal|PANIC|panicked|error\]|E  "
+)
 
 
 def is_error_line(line: NormalizedLine) -> bool:

@@ -16,7 +16,14 @@ from typing import BinaryIO
 
 import regex
 
-from forensics.engine.normalize import Level, NormalizedLine, is_error_line, normalize_line, strip_ansi
+from forensics.engine.normalize import (
+    MAYBE_ERROR,
+    Level,
+    NormalizedLine,
+    is_error_line,
+    normalize_line,
+    strip_ansi,
+)
 from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.model import Rule, RuleSet
@@ -307,6 +314,8 @@ def _last_error_line(tail: bytes, newlines_total: int, *, whole: bool) -> Excerp
         lines.pop()
     last_number = newlines_total if tail.endswith(b"\n") else newlines_total + 1
     for offset, raw in enumerate(reversed(lines if whole else lines[1:])):
+        if MAYBE_ERROR.search(raw) is None:
+            continue
         text = raw.decode("utf-8", "replace")
         if is_error_line(normalize_line(text)):
             return ExcerptLine(last_number - offset, strip_ansi(text).rstrip("\r")[:EVIDENCE_TEXT_LIMIT])
