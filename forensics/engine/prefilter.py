@@ -159,8 +159,19 @@ class Prefilter:
             target = insensitive if literals.ignore_case else sensitive
             target.update(lit.encode("utf-8") for lit in literals.alternatives)
         if re2 is not None:
-            return cls(pattern=re2.compile(_alternation(sensitive, insensitive, _re2_escape)))
+            return cls(pattern=re2.compile(_alternation(sensitive, insensitive, _re2_escape), _re2_options()))
         return cls(pattern=re.compile(_alternation(sensitive, insensitive, re.escape)))
+
+
+RE2_MEMORY = 256 * 1024 * 1024
+
+
+def _re2_options() -> Any:
+    """RE2's default 8 MiB budget is too small for the DFA of a few hundred rules' literals: past it RE2
+    falls back to its NFA (~100x slower) and logs "DFA out of memory". The DFA cache fills only as needed."""
+    options = re2.Options()
+    options.max_mem = RE2_MEMORY
+    return options
 
 
 def _alternation(sensitive: set[bytes], insensitive: set[bytes], escape: Callable[[bytes], bytes]) -> bytes:
@@ -191,7 +202,7 @@ class ProbeSelector:
         self._set_members: list[int] = []
         self._set: Any = None
         if re2 is not None:
-            matcher = re2.Set.SearchSet()
+            matcher = re2.Set.SearchSet(_re2_options())
             for number, literals in enumerate(literal_sets):
                 if literals is None:
                     continue
