@@ -102,7 +102,7 @@ def main() -> None:
     type=click.IntRange(1, 64),
     default=default_jobs(),
     show_default=True,
-    help="Logs scanned at once.",
+    help="Worker processes for scanning logs (used when there is enough to scan).",
 )
 @click.option(
     "--max-log-size",

@@ -32,6 +32,14 @@ class Archive(Protocol):
         """A binary stream of one file."""
         ...
 
+    def size(self, name: str) -> int:
+        """The file's (uncompressed) size in bytes, as the folder or archive says."""
+        ...
+
+    def reopen(self) -> Archive:
+        """The same archive opened afresh (for a worker process)."""
+        ...
+
 
 def safe_entry_name(name: str) -> str | None:
     """The entry name as a clean relative path, or None when it is absolute or climbs out."""
@@ -76,6 +84,12 @@ class DirectoryArchive:
     def open(self, name: str) -> BinaryIO:
         return (self.root / name).open("rb")
 
+    def size(self, name: str) -> int:
+        return (self.root / name).stat().st_size
+
+    def reopen(self) -> DirectoryArchive:
+        return DirectoryArchive(Path(self.path), label=self.label)
+
 
 class ZipArchive:
     """An artifact zip as GitHub Actions stores it (files at the root, or under folders)."""
@@ -115,6 +129,12 @@ class ZipArchive:
 
     def open(self, name: str) -> BinaryIO:
         return self._zip.open(self._entries[name])  # type: ignore[return-value]
+
+    def size(self, name: str) -> int:
+        return self._entries[name].file_size
+
+    def reopen(self) -> ZipArchive:
+        return ZipArchive(Path(self.path), label=self.label)
 
     def close(self) -> None:
         """Release the file handle."""
