@@ -8,7 +8,7 @@ from pathlib import Path
 from forensics.inputs.allure import read_allure
 from forensics.inputs.archive import DirectoryArchive
 from forensics.model import Report, Status
-from forensics.report.build import analyze
+from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.model import RuleSet
 from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios, zip_results
 
@@ -113,3 +113,35 @@ def test_the_whole_nightly_zipped_explains_what_it_can(rule_pack: RuleSet, tmp_p
     assert retried and all(t.previous_statuses for t in retried)
     assert report.unexplained_count == 1
     assert len(report.failing) == report.explained_count + 1
+
+
+def test_worker_processes_give_the_same_report_as_one_process(
+    scenario_results: Callable[..., Path], rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    results = scenario_results("scenario_nightly_vllm.py", "scenario_nightly_multigpu.py")
+    zipped = tmp_path / "artifact.zip"
+    zip_results(results, zipped)
+
+    def essence(report: Report) -> list[tuple[object, ...]]:
+        return [(v.test.name, v.root_cause, v.symptoms, v.fingerprint) for v in report.verdicts]
+
+    single = analyze([str(zipped)], rules=rule_pack, options=AnalyzeOptions(jobs=1))
+    forked = analyze([str(zipped)], rules=rule_pack, options=AnalyzeOptions(jobs=2, process_threshold=0))
+    assert essence(single) == essence(forked)
+    assert single.problems == forked.problems
+    assert single.explained_count >= 5
+
+
+def test_the_process_path_is_taken_when_asked(rule_pack: RuleSet) -> None:
+    from forensics.engine.scanner import CompiledRules
+    from forensics.inputs.discover import discover
+    from forensics.report.session import InputSession
+
+    (item,) = discover(
+        str(Path(__file__).resolve().parents[1] / "forensics" / "samples" / "nightly-allure-results.zip")
+    )
+    options = AnalyzeOptions(jobs=2, process_threshold=0)
+    with InputSession(item, CompiledRules(rule_pack), options, []) as session:
+        refs = [ref for test in session.tests() if test.status.is_failing for ref in test.logs]
+        scans = session._scan_in_processes(refs)
+    assert len(scans) == len({ref.key for ref in refs}) > 2
