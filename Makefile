@@ -32,7 +32,7 @@ sample: $(STAMP)
 	$(BIN)/python tests/scenarios/build_sample.py
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_scan.py
+	$(BIN)/python benchmarks/bench_speed.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
