@@ -74,6 +74,8 @@ if __name__ == "__main__":
                 f"got {outcome.got}@{outcome.got_line}"
             )
     top1, false_rate, n_causes, n_unexplained = figures(results)
+    right_rule = sum(o.got == o.expected for o in results if o.expected != "unexplained") / n_causes
     print(
-        f"top-1 accuracy {top1:.1%} on {n_causes} logs; false-cause rate {false_rate:.1%} on {n_unexplained} logs"
+        f"top-1 accuracy {top1:.1%} on {n_causes} logs (right rule, any line: {right_rule:.1%}); "
+        f"false-cause rate {false_rate:.1%} on {n_unexplained} logs"
     )
