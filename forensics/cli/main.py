@@ -18,6 +18,7 @@ from forensics.errors import ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Category, Report, RuleKind
 from forensics.render import RENDERERS
+from forensics.render.common import plural
 from forensics.report.backtest import backtest
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.session import default_jobs
@@ -210,9 +211,7 @@ def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
         )
     errors = sum(1 for finding in findings if finding.severity == "error")
     warnings = len(findings) - errors
-    console.out(
-        f"{errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
-    )
+    console.out(f"{plural(errors, 'error')}, {plural(warnings, 'warning')}")
     if errors or (strict and warnings):
         sys.exit(EXIT_FAIL_ON)
 
@@ -241,9 +240,7 @@ def rules_suggest_command(report_path: Path, out_dir: Path | None) -> None:
             continue
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / draft.file_name).write_text(draft.text, encoding="utf-8")
-        console.out(
-            f"wrote {out_dir / draft.file_name} ({len(draft.tests)} test{'s' if len(draft.tests) != 1 else ''})"
-        )
+        console.out(f"wrote {out_dir / draft.file_name} ({plural(len(draft.tests), 'test')})")
 
 
 @rules_group.command("backtest")
@@ -322,7 +319,7 @@ def rules_list_command(
         console.out(
             f"{rule.id:<40} {rule.kind.value:<8} {rule.category.value:<17} {rule.priority:>3}  {rule.title}"
         )
-    console.out(f"{shown} rule{'s' if shown != 1 else ''}")
+    console.out(plural(shown, "rule"))
 
 
 @rules_group.command("explain")

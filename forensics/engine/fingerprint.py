@@ -47,15 +47,7 @@ def fingerprint_for(test: TestCase, logs: Sequence[ScannedLog]) -> Fingerprint:
     for log in sorted(logs, key=lambda scanned: scanned.ref.rank):
         last = log.scan.last_error
         if last is not None:
-            evidence = Evidence(
-                attachment=log.ref.attachment,
-                line=last.number,
-                text=last.text,
-                location=log.ref.location,
-                source=log.ref.source,
-                excerpt=(last,),
-            )
-            return _make(last.text, evidence)
+            return _make(last.text, log.evidence(last.number, last.text, (last,)))
     first_line = next((line for line in test.message.splitlines() if line.strip()), "")
     return _make(first_line or NO_ERROR_TEXT, None)
 

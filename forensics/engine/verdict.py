@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from forensics.engine.fingerprint import fingerprint_for
 from forensics.engine.scanner import CompiledRules, Hit, ProbeRole
 from forensics.engine.verdict_inputs import ScannedLog
-from forensics.model import Evidence, Finding, RuleKind, TestCase, Verdict
+from forensics.model import Finding, RuleKind, TestCase, Verdict
 from forensics.rules.model import Rule
 
 _Candidate = tuple[Hit, ScannedLog]
@@ -110,13 +110,6 @@ def finding(rule: Rule, hit: Hit, log: ScannedLog, context: dict[str, str] | Non
         summary=rule.summary.render(values),
         advice=rule.advice,
         fields=tuple(values.items()),
-        evidence=Evidence(
-            attachment=log.ref.attachment,
-            line=hit.line,
-            text=hit.text,
-            location=log.ref.location,
-            source=log.ref.source,
-            excerpt=hit.excerpt,
-        ),
+        evidence=log.evidence(hit.line, hit.text, hit.excerpt),
         tickets=rule.tickets,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from forensics.engine.scanner import LogScan
-from forensics.model import LogRef
+from forensics.model import Evidence, ExcerptLine, LogRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,3 +14,14 @@ class ScannedLog:
 
     ref: LogRef
     scan: LogScan
+
+    def evidence(self, line: int, text: str, excerpt: tuple[ExcerptLine, ...]) -> Evidence:
+        """Evidence at a line of this log, naming the attachment and where it was attached."""
+        return Evidence(
+            attachment=self.ref.attachment,
+            line=line,
+            text=text,
+            location=self.ref.location,
+            source=self.ref.source,
+            excerpt=excerpt,
+        )

@@ -5,12 +5,17 @@ from __future__ import annotations
 from forensics.model import Finding, Report, Verdict
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 test`, `3 tests`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def headline(report: Report) -> str:
     """`7 failing tests: 6 explained (86%), 1 unexplained` (or that nothing failed)."""
     failing = len(report.failing)
     total = len(report.verdicts)
     if failing == 0:
-        return f"no failing tests ({total} test{'s' if total != 1 else ''} read)"
+        return f"no failing tests ({plural(total, 'test')} read)"
     explained = report.explained_count
     share = round(100 * explained / failing)
     noun = "test" if failing == 1 else "tests"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import regex
 
 from forensics.model import Evidence, Finding, Report, Verdict
-from forensics.render.common import distinct_summaries, evidence_place, headline, tickets_of
+from forensics.render.common import distinct_summaries, evidence_place, headline, plural, tickets_of
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub caps comments and step summaries near 65,536 characters
 _BACKTICKS = regex.compile(r"`+")
@@ -88,7 +88,7 @@ def _cause_section(members: list[Verdict]) -> str:
     assert first is not None
     count = len(members)
     lines = [
-        f"### {first.title} — {count} test{'s' if count != 1 else ''}",
+        f"### {first.title} — {plural(count, 'test')}",
         "",
         f"**Category:** {first.category.value} · **Rule:** {inline_code(first.rule_id)}",
         "",
@@ -123,7 +123,7 @@ def _unexplained_section(title: str, members: list[Verdict]) -> str:
     count = len(members)
     first = members[0]
     fingerprint = first.fingerprint
-    lines = [f"### Unexplained — {count} test{'s' if count != 1 else ''}", ""]
+    lines = [f"### Unexplained — {plural(count, 'test')}", ""]
     if fingerprint is not None:
         lines.append(f"**Fingerprint** {inline_code(fingerprint.key)}: {inline_code(title)}")
         lines.append("")

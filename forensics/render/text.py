@@ -8,7 +8,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from forensics.model import Evidence, Finding, Report, Verdict
-from forensics.render.common import distinct_summaries, evidence_place, headline, tickets_of
+from forensics.render.common import distinct_summaries, evidence_place, headline, plural, tickets_of
 
 _MAX_TESTS_SHOWN = 15
 _CATEGORY_STYLE = {
@@ -116,7 +116,7 @@ def _cause_panel(members: list[Verdict]) -> Panel:
     count = len(members)
     return Panel(
         body,
-        title=f"{first.title} — {count} test{'s' if count != 1 else ''}",
+        title=f"{first.title} — {plural(count, 'test')}",
         title_align="left",
         border_style="red",
     )
@@ -145,7 +145,7 @@ def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
     count = len(members)
     return Panel(
         body,
-        title=f"Unexplained — {count} test{'s' if count != 1 else ''}",
+        title=f"Unexplained — {plural(count, 'test')}",
         title_align="left",
         border_style="yellow",
     )
