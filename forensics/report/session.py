@@ -13,6 +13,7 @@ import posixpath
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -130,6 +131,8 @@ class InputSession:
             with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 tasks = [(ref.source, _where(ref)) for ref in ordered]
                 scans = list(pool.map(_worker_scan, tasks, chunksize=1))
+        except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): scan here instead
+            return {}
         finally:
             _WORKER.clear()
         return {ref.key: scan for ref, scan in zip(ordered, scans, strict=True)}
