@@ -85,8 +85,7 @@ class InputSession:
 
     def verdicts(self, tests: list[TestCase], *, include_passing: bool = False) -> list[Verdict]:
         """A verdict per test; passing and skipped tests are only scanned with `include_passing`."""
-        chosen = [test for test in tests if include_passing or test.status.is_failing]
-        self.scan_all(ref for test in chosen for ref in _all_logs(test))
+        self.scan_tests(test for test in tests if include_passing or test.status.is_failing)
         return [
             decide(test, self.scanned_logs(test), self.compiled)
             if include_passing or test.status.is_failing
@@ -111,7 +110,9 @@ class InputSession:
         work = list(pending.values())
         in_processes = self._scan_in_processes([ref for ref in work if ref.inline_text is None])
         for ref in work:
-            scan = in_processes.get(ref.key) or self._scan_one(ref)
+            scan = in_processes.get(ref.key)
+            if scan is None:
+                scan = self._scan_one(ref)
             self.scans[ref.key] = scan
             self.problems.extend(scan.problems)
 
