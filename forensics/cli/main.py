@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from forensics.render import RENDERERS
 from forensics.render.common import plural
 from forensics.report.backtest import backtest
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.redact import Redactor
 from forensics.report.session import default_jobs
 from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules
@@ -132,6 +134,7 @@ def analyze_command(
         log_attachments=log_attachments or DEFAULT_LOG_ATTACHMENTS,
         limits=ScanLimits(max_bytes=max_log_size),
         jobs=jobs,
+        redactor=Redactor.from_environment(os.environ),
     )
     report = analyze(inputs, rules=load_rules(rule_paths), options=options)
     emit(report, output_format, output)

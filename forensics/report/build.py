@@ -9,6 +9,7 @@ from forensics.errors import ResultsError
 from forensics.inputs.discover import Input, discover
 from forensics.model import InputInfo, Problem, Report, Verdict
 from forensics.report.grouping import group_verdicts
+from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
 
@@ -44,13 +45,14 @@ def analyze(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | N
             found = session.verdicts(session.tests())
         verdicts.extend(found)
         infos.append(InputInfo(path=item.path, kind=item.kind, label=item.label, tests=len(found)))
-    return Report(
+    report = Report(
         inputs=tuple(infos),
         verdicts=tuple(verdicts),
         groups=group_verdicts(verdicts),
         problems=tuple(unique_problems(problems)),
         rules_loaded=len(rules),
     )
+    return redact_report(report, options.redactor)
 
 
 def unique_problems(problems: list[Problem]) -> list[Problem]:

@@ -24,6 +24,7 @@ from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MESSAGE_RANK, read_
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput
 from forensics.model import LogRef, Problem, Status, TestCase, Verdict
+from forensics.report.redact import Redactor
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
 
@@ -43,6 +44,7 @@ class AnalyzeOptions:
     use_literals: bool = True  # False: every line through every pattern (the plain path, for checks)
     jobs: int = field(default_factory=default_jobs)
     process_threshold: int = PROCESS_THRESHOLD
+    redactor: Redactor = field(default_factory=Redactor)  # the CLI adds the environment's secret values
 
 
 class InputSession:
