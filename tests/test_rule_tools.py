@@ -133,3 +133,20 @@ def test_backtest_counts_failing_and_passing_hits(tmp_path: Path) -> None:
         main, ["rules", "backtest", str(results), "--rules", str(tmp_path / "rules.toml")]
     )
     assert "x.cause" in output.output and "fires on passing tests" in output.output
+
+
+def test_cli_suggest_writes_draft_files_and_list_filters(tmp_path: Path, rule_pack: RuleSet) -> None:
+    log = tmp_path / "mystery.log"
+    log.write_text("INFO start\nRuntimeError: widget 42 melted after 3.5s on port 8000\n")
+    report = tmp_path / "report.json"
+    runner = CliRunner()
+    assert runner.invoke(main, ["analyze", str(log), "--format", "json", "-o", str(report)]).exit_code == 0
+    result = runner.invoke(main, ["rules", "suggest", str(report), "--out", str(tmp_path / "drafts")])
+    assert result.exit_code == 0 and "wrote " in result.output
+    (draft,) = (tmp_path / "drafts").glob("*.toml")
+    tested = runner.invoke(main, ["rules", "test", str(draft)])
+    assert tested.exit_code == 0, tested.output
+    listed = runner.invoke(main, ["rules", "list", "--category", "external-service"])
+    assert "hf.gated-repo" in listed.output and "vllm.startup-free-memory" not in listed.output
+    tagged = runner.invoke(main, ["rules", "list", "--tag", "vllm"])
+    assert "vllm.startup-free-memory" in tagged.output and "hf.gated-repo" not in tagged.output
