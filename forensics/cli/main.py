@@ -23,11 +23,12 @@ from forensics.render.common import plural
 from forensics.report.backtest import backtest
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.redact import Redactor
+from forensics.report.saved import load_saved_report
 from forensics.report.session import default_jobs
 from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules
 from forensics.rules.selftest import check_rule
-from forensics.rules.suggest import read_report, suggest
+from forensics.rules.suggest import suggest
 from forensics.version import __version__
 
 EXIT_ERROR = 1
@@ -232,7 +233,7 @@ def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
 @_translate_errors
 def rules_suggest_command(report_path: Path, out_dir: Path | None) -> None:
     """Draft a rule for each group of unexplained failures in a JSON report (`analyze --format json`)."""
-    drafts = suggest(read_report(report_path))
+    drafts = suggest(load_saved_report(report_path))
     console = Console(highlight=False)
     if not drafts:
         console.out("no unexplained groups to draft rules for")

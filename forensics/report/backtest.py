@@ -6,7 +6,6 @@ runs). Saved JSON reports only hold failing tests' findings, so they count faili
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +13,10 @@ from typing import Any
 
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
+from forensics.errors import ResultsError
 from forensics.model import Problem, Status
 from forensics.report.build import open_inputs, unique_problems
+from forensics.report.saved import load_saved_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
 
@@ -101,13 +102,10 @@ def backtest(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | 
 
 
 def _report_document(path: str) -> dict[str, Any] | None:
-    """The parsed JSON report at `path`, or None when it is not one (then it is read as results or a log)."""
+    """The saved JSON report at `path`, or None when it is not one (then it is read as results or a log)."""
     if not path.endswith(".json") or not Path(path).is_file():
         return None
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return load_saved_report(Path(path))
+    except ResultsError:
         return None
-    if isinstance(document, dict) and str(document.get("schema_version", "")).startswith("1."):
-        return document
-    return None

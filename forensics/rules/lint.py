@@ -14,13 +14,12 @@ from pathlib import Path
 import regex
 
 from forensics.engine.prefilter import required_literals
-from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
+from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
-from forensics.engine.verdict_inputs import ScannedLog
-from forensics.model import LogRef, RuleKind
+from forensics.model import RuleKind
 from forensics.rules.loader import collect_rules
 from forensics.rules.model import Rule, RuleSet
-from forensics.rules.selftest import check_rule
+from forensics.rules.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
 _ERROR_LINE = regex.compile(r"^(?P<file>[^:]+(?::[^:]+)?\.toml): (?P<rest>.*)$")
@@ -145,13 +144,9 @@ def _ambiguities(rules: RuleSet) -> list[LintFinding]:
     compiled = CompiledRules(causes)
     findings = []
     reported: set[tuple[str, str]] = set()
-    limits = ScanLimits(regex_timeout=2.0)
     for index, rule in enumerate(compiled.rules):
         for number, example in enumerate(rule.examples, start=1):
-            ref = LogRef(input_label="lint", source="", attachment="example", location="rule", rank=0)
-            log = ScannedLog(
-                ref, scan_text(example.text, compiled, name=f"{rule.id} example {number}", limits=limits)
-            )
+            log = scan_example(example.text, compiled, name=f"{rule.id} example {number}")
             for other_index in matched_rules([log], compiled):
                 other = compiled.rules[other_index]
                 pair = tuple(sorted((rule.id, other.id)))

@@ -52,15 +52,18 @@ def check_rule(rule: Rule) -> RuleCheck:
     return RuleCheck(rule=rule, results=tuple(results))
 
 
+def scan_example(text: str, compiled: CompiledRules, *, name: str) -> ScannedLog:
+    """An example or near miss scanned as a small log of its own, through the real scanner."""
+    ref = LogRef(input_label="rule", source="", attachment=name, location="rule", rank=0)
+    return ScannedLog(ref, scan_text(text.strip("\n"), compiled, name=name, limits=_EXAMPLE_LIMITS))
+
+
 def _run(
     rule: Rule, compiled: CompiledRules, example: Example, number: int, *, expect_match: bool
 ) -> ExampleResult:
     kind = "example" if expect_match else "near miss"
-    ref = LogRef(input_label="rule", source="", attachment=f"{kind} {number}", location="rule", rank=0)
-    scan = scan_text(
-        example.text.strip("\n"), compiled, name=f"{rule.id} {kind} {number}", limits=_EXAMPLE_LIMITS
-    )
-    log = ScannedLog(ref, scan)
+    log = scan_example(example.text, compiled, name=f"{rule.id} {kind} {number}")
+    scan = log.scan
     hits = matched_rules([log], compiled)
     if not expect_match:
         if hits:

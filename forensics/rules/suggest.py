@@ -15,7 +15,6 @@ from typing import Any
 import regex
 
 from forensics.engine.normalize import normalize_line
-from forensics.errors import ResultsError
 from forensics.rules.loader import parse_rules
 from forensics.rules.selftest import check_rule
 
@@ -41,22 +40,6 @@ class DraftRule:
     file_name: str
     text: str
     tests: tuple[str, ...]
-
-
-def read_report(path: Path) -> dict[str, Any]:
-    """A JSON report written by `analyze --format json`."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ResultsError(
-            f"cannot read report '{path}': {err}", hint="pass a file from `analyze --format json`"
-        ) from err
-    if not isinstance(document, dict) or not str(document.get("schema_version", "")).startswith("1."):
-        raise ResultsError(
-            f"'{path}' is not a ci-forensics JSON report (schema 1.x)",
-            hint="pass a file from `analyze --format json`",
-        )
-    return document
 
 
 def suggest(document: dict[str, Any]) -> list[DraftRule]:
