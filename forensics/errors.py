@@ -31,7 +31,11 @@ class ResultsError(ForensicsError):
 
 
 class ServiceError(ForensicsError):
-    """A remote service (GitHub, Linear, Jira) refused or failed."""
+    """A remote service (GitHub, Linear, Jira) refused or failed; `status` is the HTTP status when one came."""
+
+    def __init__(self, message: str, *, hint: str = "", status: int | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.status = status
 
 
 class AuthenticationError(ServiceError):
@@ -40,6 +44,10 @@ class AuthenticationError(ServiceError):
 
 class NotFoundError(ServiceError):
     """The remote object does not exist (or is not visible with these credentials)."""
+
+
+class GoneError(NotFoundError):
+    """The remote object existed but is gone for good (HTTP 410: an expired artifact)."""
 
 
 class RateLimitedError(ServiceError):

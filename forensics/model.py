@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 Value = int | float | str
@@ -207,6 +207,42 @@ class InputInfo:
     kind: str  # "directory", "zip", "log" or "stdin"
     label: str
     tests: int = 0
+    job_id: int | None = None  # the CI job the input came from (fetch), None for local paths
+    stage: str = ""  # test stage the artifact belongs to, e.g. "pre_merge_gpu_parallel"
+    artifact: str = ""  # artifact name, e.g. "allure-results-vllm-Test-amd64-24685348314-72193276317"
+
+
+@dataclass(frozen=True, slots=True)
+class JobContext:
+    """One CI job a report covers: who ran it, where, and how it ended."""
+
+    job_id: int
+    name: str
+    url: str = ""
+    conclusion: str = ""  # "failure", "cancelled", "timed_out", ...
+    runner_name: str = ""
+    runner_labels: tuple[str, ...] = ()
+    failed_steps: tuple[str, ...] = ()
+    started_at: str = ""  # ISO 8601 as the CI service gave it
+    completed_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """The CI run a report came from (fetch); local analyses have none."""
+
+    provider: str  # "github"
+    repository: str  # "owner/name"
+    run_id: int
+    workflow: str = ""  # workflow name, e.g. "Nightly CI Pipeline"
+    workflow_path: str = ""  # e.g. ".github/workflows/nightly-ci.yml"
+    run_attempt: int = 1
+    run_url: str = ""
+    head_sha: str = ""
+    branch: str = ""
+    event: str = ""
+    created_at: str = ""  # ISO 8601 as the CI service gave it
+    jobs: tuple[JobContext, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +254,7 @@ class Report:
     groups: tuple[Group, ...]
     problems: tuple[Problem, ...]
     rules_loaded: int = 0
-    context: tuple[tuple[str, str], ...] = field(default=())
+    context: RunContext | None = None
 
     @property
     def failing(self) -> tuple[Verdict, ...]:
@@ -245,3 +281,15 @@ class Report:
     def verdict_by_uuid(self) -> dict[str, Verdict]:
         """Index verdicts for renderers that walk groups."""
         return {v.test.uuid: v for v in self.verdicts}
+
+    def job_of(self, verdict: Verdict) -> JobContext | None:
+        """The CI job whose artifact (or log) held this test; None for local analyses."""
+        if self.context is None:
+            return None
+        job_ids = {item.label: item.job_id for item in self.inputs}
+        job_id = job_ids.get(verdict.test.input_label)
+        return next((job for job in self.context.jobs if job.job_id == job_id), None)
+
+    def input_of(self, verdict: Verdict) -> InputInfo | None:
+        """The input (artifact, folder or log) that held this test."""
+        return next((item for item in self.inputs if item.label == verdict.test.input_label), None)

@@ -13,9 +13,11 @@ _ALLOWED = {
     "forensics.cli": {"click", "rich", "regex"},
     "forensics.render.text": {"rich"},
     "forensics.render": {"rich", "regex"},
+    "forensics.services": {"requests", "regex"},  # the HTTP clients; sources and sinks go through them
+    "forensics.store.postgres": {"psycopg", "regex"},
 }
 _CORE_ALLOWED = {"regex"}
-_EDGE_ONLY = {"click", "rich", "requests"}
+_EDGE_ONLY = {"click", "rich", "requests", "psycopg"}
 
 
 def _modules() -> list[tuple[str, Path]]:

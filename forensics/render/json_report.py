@@ -8,11 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from forensics.model import Evidence, Finding, Fingerprint, Report, Verdict
+from forensics.model import Evidence, Finding, Fingerprint, JobContext, Report, RunContext, Verdict
 from forensics.render.common import explained_share, headline
 from forensics.version import __version__
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: structured CI context; job, stage and artifact per input
 
 
 def render_json(report: Report) -> str:
@@ -37,9 +37,17 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             "problems": len(report.problems),
             "rules_loaded": report.rules_loaded,
         },
-        "context": dict(report.context),
+        "context": _context(report.context) if report.context else None,
         "inputs": [
-            {"path": item.path, "kind": item.kind, "label": item.label, "tests": item.tests}
+            {
+                "path": item.path,
+                "kind": item.kind,
+                "label": item.label,
+                "tests": item.tests,
+                "job_id": item.job_id,
+                "stage": item.stage or None,
+                "artifact": item.artifact or None,
+            }
             for item in report.inputs
         ],
         "groups": [
@@ -131,4 +139,35 @@ def _fingerprint(fingerprint: Fingerprint) -> dict[str, Any]:
         "masked": fingerprint.masked,
         "line": fingerprint.line,
         "evidence": _evidence(fingerprint.evidence) if fingerprint.evidence else None,
+    }
+
+
+def _context(context: RunContext) -> dict[str, Any]:
+    return {
+        "provider": context.provider,
+        "repository": context.repository,
+        "workflow": context.workflow,
+        "workflow_path": context.workflow_path,
+        "run_id": context.run_id,
+        "run_attempt": context.run_attempt,
+        "run_url": context.run_url,
+        "head_sha": context.head_sha,
+        "branch": context.branch,
+        "event": context.event,
+        "created_at": context.created_at,
+        "jobs": [_job(job) for job in context.jobs],
+    }
+
+
+def _job(job: JobContext) -> dict[str, Any]:
+    return {
+        "id": job.job_id,
+        "name": job.name,
+        "url": job.url,
+        "conclusion": job.conclusion,
+        "runner_name": job.runner_name,
+        "runner_labels": list(job.runner_labels),
+        "failed_steps": list(job.failed_steps),
+        "started_at": job.started_at,
+        "completed_at": job.completed_at,
     }

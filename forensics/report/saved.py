@@ -1,4 +1,8 @@
-"""Saved JSON reports (`analyze --format json`) read back: the one place that recognises one."""
+"""Saved JSON reports (`--format json`) read back: the one place that recognises one.
+
+`load_saved_report` gives the raw document (rule tools read it as data); `load_report` rebuilds the
+`Report` model from it, so annotate, record and reanalyze work on a report saved by an earlier run.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,28 @@ from pathlib import Path
 from typing import Any
 
 from forensics.errors import ResultsError
+from forensics.model import (
+    Category,
+    Evidence,
+    ExcerptLine,
+    Finding,
+    Fingerprint,
+    Group,
+    InputInfo,
+    JobContext,
+    Link,
+    LogRef,
+    Problem,
+    Report,
+    RuleKind,
+    RunContext,
+    Status,
+    TestCase,
+    Ticket,
+    Verdict,
+)
 
-_HINT = "pass a file written by `ci-forensics analyze --format json`"
+_HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
 
 
 def load_saved_report(path: Path) -> dict[str, Any]:
@@ -20,3 +44,165 @@ def load_saved_report(path: Path) -> dict[str, Any]:
     if not isinstance(document, dict) or not str(document.get("schema_version", "")).startswith("1."):
         raise ResultsError(f"'{path}' is not a ci-forensics JSON report (schema 1.x)", hint=_HINT)
     return document
+
+
+def load_report(path: Path) -> Report:
+    """The Report model of a saved JSON report; ResultsError naming the file when it does not parse."""
+    document = load_saved_report(path)
+    try:
+        return report_from_dict(document)
+    except (KeyError, TypeError, ValueError, AttributeError) as err:
+        raise ResultsError(f"report '{path}' is damaged: {err!r}", hint=_HINT) from err
+
+
+def report_from_dict(document: dict[str, Any]) -> Report:
+    """Inverse of `render.json_report.report_to_dict` (fields the JSON does not carry get defaults)."""
+    context = document.get("context")
+    return Report(
+        inputs=tuple(
+            InputInfo(
+                path=item["path"],
+                kind=item["kind"],
+                label=item["label"],
+                tests=int(item.get("tests", 0)),
+                job_id=item.get("job_id"),
+                stage=item.get("stage") or "",
+                artifact=item.get("artifact") or "",
+            )
+            for item in document.get("inputs", [])
+        ),
+        verdicts=tuple(_verdict(test) for test in document.get("tests", [])),
+        groups=tuple(
+            Group(
+                kind=group["kind"],
+                key=group["key"],
+                title=group["title"],
+                category=group.get("category") or "",
+                test_uuids=tuple(group["tests"]),
+            )
+            for group in document.get("groups", [])
+        ),
+        problems=tuple(_problem(problem) for problem in document.get("problems", [])),
+        rules_loaded=int(document.get("summary", {}).get("rules_loaded", 0)),
+        context=_context(context) if isinstance(context, dict) and context.get("run_id") else None,
+    )
+
+
+def _context(data: dict[str, Any]) -> RunContext:
+    return RunContext(
+        provider=data.get("provider", "github"),
+        repository=data["repository"],
+        run_id=int(data["run_id"]),
+        workflow=data.get("workflow", ""),
+        workflow_path=data.get("workflow_path", ""),
+        run_attempt=int(data.get("run_attempt", 1)),
+        run_url=data.get("run_url", ""),
+        head_sha=data.get("head_sha", ""),
+        branch=data.get("branch", ""),
+        event=data.get("event", ""),
+        created_at=data.get("created_at", ""),
+        jobs=tuple(
+            JobContext(
+                job_id=int(job["id"]),
+                name=job["name"],
+                url=job.get("url", ""),
+                conclusion=job.get("conclusion", ""),
+                runner_name=job.get("runner_name", ""),
+                runner_labels=tuple(job.get("runner_labels", [])),
+                failed_steps=tuple(job.get("failed_steps", [])),
+                started_at=job.get("started_at", ""),
+                completed_at=job.get("completed_at", ""),
+            )
+            for job in data.get("jobs", [])
+        ),
+    )
+
+
+def _verdict(data: dict[str, Any]) -> Verdict:
+    fingerprint = data.get("fingerprint")
+    root_cause = data.get("root_cause")
+    test = TestCase(
+        uuid=data["id"],
+        name=data["name"],
+        full_name=data.get("full_name", ""),
+        status=Status.parse(data.get("status")),
+        input_label=data.get("input", ""),
+        message=data.get("message", ""),
+        history_id=data.get("history_id") or "",
+        links=tuple(
+            Link(type=link["type"], name=link.get("name", ""), url=link.get("url", ""))
+            for link in data.get("links", [])
+        ),
+        tickets=tuple(
+            Ticket(system=t["system"], key=t["key"], url=t.get("url") or "", origin=t.get("origin", "link"))
+            for t in data.get("tickets", [])
+        ),
+        labels=tuple((label["name"], label["value"]) for label in data.get("labels", [])),
+        parameters=tuple((param["name"], param["value"]) for param in data.get("parameters", [])),
+        start=data.get("start"),
+        stop=data.get("stop"),
+        retries=int(data.get("retries", 0)),
+        previous_statuses=tuple(Status.parse(status) for status in data.get("previous_statuses", [])),
+        logs=tuple(
+            LogRef(
+                input_label=data.get("input", ""),
+                source=log.get("source", ""),
+                attachment=log.get("attachment", ""),
+                location=log.get("location", ""),
+                rank=rank,
+            )
+            for rank, log in enumerate(data.get("logs", []))
+        ),
+        origin=data.get("origin", "allure"),
+    )
+    return Verdict(
+        test=test,
+        root_cause=_finding(root_cause) if root_cause else None,
+        symptoms=tuple(_finding(symptom) for symptom in data.get("symptoms", [])),
+        fingerprint=_fingerprint(fingerprint) if fingerprint else None,
+    )
+
+
+def _finding(data: dict[str, Any]) -> Finding:
+    return Finding(
+        rule_id=data["rule"],
+        title=data["title"],
+        category=Category(data["category"]),
+        kind=RuleKind(data["kind"]),
+        summary=data.get("summary", ""),
+        advice=data.get("advice", ""),
+        fields=tuple(data.get("fields", {}).items()),
+        evidence=_evidence(data["evidence"]),
+        tickets=tuple(data.get("tickets", [])),
+    )
+
+
+def _evidence(data: dict[str, Any]) -> Evidence:
+    return Evidence(
+        attachment=data.get("attachment", ""),
+        line=int(data.get("line", 0)),
+        text=data.get("text", ""),
+        location=data.get("location", ""),
+        source=data.get("source", ""),
+        excerpt=tuple(ExcerptLine(number=int(e["line"]), text=e["text"]) for e in data.get("excerpt", [])),
+    )
+
+
+def _fingerprint(data: dict[str, Any]) -> Fingerprint:
+    evidence = data.get("evidence")
+    return Fingerprint(
+        key=data["key"],
+        masked=data.get("masked", ""),
+        line=data.get("line", ""),
+        evidence=_evidence(evidence) if evidence else None,
+    )
+
+
+def _problem(data: dict[str, Any]) -> Problem:
+    return Problem(
+        object=data.get("object", ""),
+        message=data.get("message", ""),
+        hint=data.get("hint") or "",
+        severity=data.get("severity", "warning"),
+        test=data.get("test") or "",
+    )

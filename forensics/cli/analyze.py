@@ -1,0 +1,26 @@
+"""`ci-forensics analyze`: local allure-results folders, artifact zips and logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from forensics.cli.common import ReportSettings, report_options, translate_errors
+from forensics.report.build import analyze
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "nightly-allure-results.zip"
+
+
+@click.command("analyze")
+@click.argument("paths", nargs=-1, metavar="PATH...")
+@click.option("--demo", is_flag=True, help="Analyse the bundled sample nightly artifact.")
+@report_options
+@translate_errors
+def analyze_command(paths: tuple[str, ...], demo: bool, settings: ReportSettings) -> None:
+    """Find each failed test's root cause in allure-results folders, artifact zips or logs ('-' = stdin)."""
+    inputs = [*paths, *([str(SAMPLE)] if demo else [])]
+    if not inputs:
+        raise click.UsageError("give an allure-results folder, an artifact .zip or a log file (or --demo)")
+    report = analyze(inputs, rules=settings.rules(), options=settings.analyze_options())
+    settings.finish(report)

@@ -1,0 +1,186 @@
+"""What every `ci-forensics` command shares: error translation, the report options, output, exit codes."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import regex
+from rich.console import Console
+
+from forensics.engine.scanner import ScanLimits
+from forensics.errors import ForensicsError
+from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
+from forensics.model import Report
+from forensics.render import RENDERERS
+from forensics.report.redact import Redactor
+from forensics.report.session import AnalyzeOptions, default_jobs
+from forensics.rules.loader import load_rules
+from forensics.rules.model import RuleSet
+
+EXIT_ERROR = 1
+EXIT_FAIL_ON = 3
+FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
+_SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def translate_errors(command: _F) -> _F:
+    """The one place that turns the error hierarchy into `Error:`/`Hint:` and exit code 1."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except ForensicsError as err:
+            console = Console(stderr=True, highlight=False)
+            console.out(f"Error: {err.message}", highlight=False)
+            if err.hint:
+                console.out(f"Hint: {err.hint}", highlight=False)
+            sys.exit(EXIT_ERROR)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> int:
+    """`512MiB`, `2G`, `100k` → bytes."""
+    match = _SIZE.fullmatch(value)
+    if match is None:
+        raise click.BadParameter(f"{value!r} is not a size like 512MiB or 2G")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match[2].lower()]
+    return int(float(match[1]) * scale)
+
+
+@dataclass(frozen=True, slots=True)
+class ReportSettings:
+    """The report options `analyze` and `fetch` share, as the user gave them."""
+
+    rule_paths: tuple[Path, ...]
+    log_attachments: tuple[str, ...]
+    output_format: str
+    output: Path | None
+    fail_on: tuple[str, ...]
+    jobs: int
+    max_log_size: int
+
+    def rules(self) -> RuleSet:
+        """The shipped pack plus the user's rule files."""
+        return load_rules(self.rule_paths)
+
+    def analyze_options(self) -> AnalyzeOptions:
+        """Options for `analyze()`; the redactor learns this environment's secret values."""
+        return AnalyzeOptions(
+            log_attachments=self.log_attachments or DEFAULT_LOG_ATTACHMENTS,
+            limits=ScanLimits(max_bytes=self.max_log_size),
+            jobs=self.jobs,
+            redactor=Redactor.from_environment(os.environ),
+        )
+
+    def finish(self, report: Report) -> None:
+        """Write the report, then exit 3 when a --fail-on condition holds."""
+        emit(report, self.output_format, self.output)
+        if should_fail(report, self.fail_on):
+            sys.exit(EXIT_FAIL_ON)
+
+
+def report_options(command: _F) -> _F:
+    """Add the shared report options; the command receives them as one `settings: ReportSettings`."""
+    options = [
+        click.option(
+            "--rules",
+            "rule_paths",
+            multiple=True,
+            type=click.Path(path_type=Path),
+            help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.",
+        ),
+        click.option(
+            "--log-attachment",
+            "log_attachments",
+            multiple=True,
+            metavar="GLOB",
+            help="Which attachments are logs, in order of preference "
+            f"(default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). Repeatable.",
+        ),
+        click.option(
+            "--format",
+            "output_format",
+            type=click.Choice(sorted(RENDERERS)),
+            default="text",
+            show_default=True,
+        ),
+        click.option(
+            "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+        ),
+        click.option(
+            "--fail-on",
+            "fail_on",
+            multiple=True,
+            type=click.Choice(FAIL_ON_CHOICES),
+            help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
+        ),
+        click.option(
+            "--jobs",
+            "-j",
+            type=click.IntRange(1, 64),
+            default=default_jobs(),
+            show_default=True,
+            help="Worker processes for scanning logs (used when there is enough to scan).",
+        ),
+        click.option(
+            "--max-log-size",
+            default="512MiB",
+            show_default=True,
+            callback=parse_size,
+            help="Analyse at most this much of each log.",
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        settings = ReportSettings(
+            rule_paths=kwargs.pop("rule_paths"),
+            log_attachments=kwargs.pop("log_attachments"),
+            output_format=kwargs.pop("output_format"),
+            output=kwargs.pop("output"),
+            fail_on=kwargs.pop("fail_on"),
+            jobs=kwargs.pop("jobs"),
+            max_log_size=kwargs.pop("max_log_size"),
+        )
+        return command(*args, settings=settings, **kwargs)
+
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+def emit(report: Report, output_format: str, output: Path | None) -> None:
+    """Render the report in one format to a file or stdout."""
+    rendered = RENDERERS[output_format](report)
+    if output is None:
+        console = Console(highlight=False)
+        if isinstance(rendered, str):
+            console.out(rendered, end="", highlight=False)
+        else:
+            console.print(rendered)
+        return
+    with output.open("w", encoding="utf-8") as stream:
+        if isinstance(rendered, str):
+            stream.write(rendered)
+        else:
+            Console(file=stream, width=120, no_color=True, highlight=False).print(rendered)
+
+
+def should_fail(report: Report, fail_on: tuple[str, ...]) -> bool:
+    """Whether a --fail-on condition holds for this report."""
+    return (
+        ("unexplained" in fail_on and report.unexplained_count > 0)
+        or ("failures" in fail_on and len(report.failing) > 0)
+        or ("problems" in fail_on and len(report.problems) > 0)
+    )

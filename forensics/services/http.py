@@ -1,0 +1,375 @@
+"""The one HTTP client every service uses: retries, rate limits, pagination, safe downloads.
+
+GitHub, Linear and Jira clients are thin layers over `HttpClient`; this is the only module (with the
+sources and sinks built on it) that imports `requests`. Error messages name the object (`what`) and the
+URL path, never a token or a signed URL's query.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import requests
+
+from forensics.errors import (
+    AuthenticationError,
+    GoneError,
+    NotFoundError,
+    RateLimitedError,
+    ServiceError,
+    UnavailableError,
+)
+from forensics.version import __version__
+
+USER_AGENT = f"ci-forensics/{__version__} (+https://github.com/ci-forensics/ci-forensics)"
+_RETRY_STATUSES = frozenset({500, 502, 503, 504})
+_CHUNK = 1 << 20
+
+Notify = Callable[[str], None]
+"""Tells the user something worth knowing while they wait (a retry, a rate-limit pause)."""
+
+Progress = Callable[[int, int | None], None]
+"""Called with (bytes so far, total bytes or None) while a download streams."""
+
+RateLimitWait = Callable[[requests.Response], float | None]
+"""Seconds the service asks us to wait before retrying this response; None when it is not a rate limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard to try: attempts per request, the first backoff (doubled each time), the longest wait."""
+
+    attempts: int = 5
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+    max_rate_limit_wait: float = 300.0
+
+
+@dataclass(frozen=True, slots=True)
+class Download:
+    """A finished download: where it landed, its size and sha256."""
+
+    path: Path
+    size: int
+    sha256: str
+
+
+def standard_rate_limit_wait(
+    response: requests.Response, *, now: Callable[[], float] = time.time
+) -> float | None:
+    """GitHub's and most REST services' rate-limit signals, as seconds to wait.
+
+    `retry-after` (secondary limits, Jira's 429) wins; else `x-ratelimit-remaining: 0` waits until
+    `x-ratelimit-reset` (epoch seconds). A 429 with neither waits a minute, as GitHub's docs advise.
+    """
+    if response.status_code not in (403, 429):
+        return None
+    retry_after = response.headers.get("retry-after")
+    if retry_after:
+        return _parse_retry_after(retry_after, now)
+    if response.headers.get("x-ratelimit-remaining") == "0":
+        reset = response.headers.get("x-ratelimit-reset", "")
+        if reset.isdigit():
+            return max(0.0, int(reset) - now()) + 1.0
+        return 60.0
+    if response.status_code == 429 or "secondary rate limit" in response.text.lower():
+        return 60.0
+    return None
+
+
+def _parse_retry_after(value: str, now: Callable[[], float]) -> float:
+    if value.strip().isdigit():
+        return float(value.strip())
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now())
+    except (TypeError, ValueError):
+        return 60.0
+
+
+@dataclass(slots=True)
+class HttpClient:
+    """A `requests` session bound to one service: base URL, credentials, timeout and retry policy."""
+
+    base_url: str
+    service: str  # "GitHub", "Linear", "Jira": used in messages
+    headers: Mapping[str, str] = field(default_factory=dict)
+    auth_header: str | None = field(default=None, repr=False)  # the Authorization value; never shown
+    timeout: float = 30.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    rate_limit_wait: RateLimitWait = standard_rate_limit_wait
+    notify: Notify | None = None
+    sleep: Callable[[float], None] = time.sleep
+    session: requests.Session = field(default_factory=requests.Session, repr=False)
+
+    def __post_init__(self) -> None:
+        self.base_url = self.base_url.rstrip("/") + "/"
+        self.session.headers.update({"User-Agent": USER_AGENT, **self.headers})
+        if self.auth_header:
+            self.session.headers["Authorization"] = self.auth_header
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        self.session.close()
+
+    def url(self, path: str) -> str:
+        """Absolute URL of a path relative to the base URL (absolute URLs pass through)."""
+        return urljoin(self.base_url, path.lstrip("/")) if "://" not in path else path
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        what: str,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        ok: tuple[int, ...] = (200, 201),
+        allow_redirects: bool = True,
+        stream: bool = False,
+    ) -> requests.Response:
+        """Send one request with retries; statuses in `ok` return, others become ServiceError subclasses."""
+        url = self.url(path)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self.session.request(
+                    method,
+                    url,
+                    params=params,
+                    json=json,
+                    timeout=self.timeout,
+                    allow_redirects=allow_redirects,
+                    stream=stream,
+                )
+            except (requests.ConnectionError, requests.Timeout) as err:
+                if attempt >= self.retry.attempts:
+                    raise UnavailableError(
+                        f"cannot reach {self.service} for {what} ({_path(url)}): {type(err).__name__}",
+                        hint=f"check the network and the {self.service} URL; it was tried {attempt} times",
+                    ) from err
+                self._back_off(attempt, f"{self.service} connection failed ({type(err).__name__})")
+                continue
+            if response.status_code in ok:
+                return response
+            wait = self.rate_limit_wait(response)
+            if wait is not None:
+                response.close()
+                if wait > self.retry.max_rate_limit_wait or attempt >= self.retry.attempts:
+                    raise RateLimitedError(
+                        f"{self.service} rate limit reached while getting {what}: it asks to wait {wait:.0f} s",
+                        hint="retry later, use a token with a higher limit, or raise the wait limit",
+                        status=response.status_code,
+                    )
+                self._say(f"{self.service} rate limit: waiting {wait:.0f} s before retrying {what}")
+                self.sleep(wait)
+                continue
+            if response.status_code in _RETRY_STATUSES and attempt < self.retry.attempts:
+                response.close()
+                self._back_off(attempt, f"{self.service} answered {response.status_code} for {what}")
+                continue
+            raise self.error_for(response, what=what, url=url)
+
+    def get_json(self, path: str, *, what: str, params: Mapping[str, Any] | None = None) -> Any:
+        """GET a JSON document."""
+        response = self.request("GET", path, what=what, params=params)
+        try:
+            return response.json()
+        except ValueError as err:
+            raise ServiceError(
+                f"{self.service} sent something that is not JSON for {what} ({_path(response.url)})",
+                hint=f"check that the {self.service} URL points at the API",
+            ) from err
+
+    def paginate(
+        self, path: str, *, what: str, items_key: str | None, params: Mapping[str, Any] | None = None
+    ) -> Iterator[Any]:
+        """Every item of a paginated list, following `Link: <…>; rel="next"` (GitHub's and Jira-less REST style)."""
+        url: str | None = self.url(path)
+        page_params: Mapping[str, Any] | None = {"per_page": 100, **(params or {})}
+        while url:
+            response = self.request("GET", url, what=what, params=page_params)
+            try:
+                document = response.json()
+            except ValueError as err:
+                raise ServiceError(f"{self.service} sent a page that is not JSON for {what}") from err
+            items = document if items_key is None else document.get(items_key, [])
+            yield from items
+            url = response.links.get("next", {}).get("url")
+            page_params = None  # the next link carries every parameter
+
+    def download(
+        self,
+        path: str,
+        destination: Path,
+        *,
+        what: str,
+        expected_size: int | None = None,
+        expected_sha256: str | None = None,
+        progress: Progress | None = None,
+    ) -> Download:
+        """Stream a file to `destination` atomically, following a redirect without our credentials.
+
+        GitHub answers 302 with a signed storage URL valid about a minute; the storage host rejects requests
+        that carry our Authorization header, and the URL itself is a credential: it is never logged.
+        A dropped connection restarts the download from a fresh redirect.
+        """
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = destination.with_name(f"{destination.name}.part-{os.getpid()}-{time.monotonic_ns()}")
+        attempt = 0
+        try:
+            while True:
+                attempt += 1
+                try:
+                    result = self._download_once(path, partial, what=what, progress=progress)
+                except (requests.ConnectionError, requests.Timeout, _TruncatedDownloadError) as err:
+                    if attempt >= self.retry.attempts:
+                        raise UnavailableError(
+                            f"download of {what} kept failing: {err}",
+                            hint="retry later; a cached partial download is never used",
+                        ) from err
+                    self._back_off(attempt, f"download of {what} interrupted ({type(err).__name__})")
+                    continue
+                if expected_size is not None and result.size != expected_size:
+                    if attempt >= self.retry.attempts:
+                        raise UnavailableError(
+                            f"download of {what} has {result.size} bytes, {self.service} said {expected_size}",
+                            hint="retry later",
+                        )
+                    self._back_off(attempt, f"download of {what} came out the wrong size")
+                    continue
+                if expected_sha256 and result.sha256 != expected_sha256.removeprefix("sha256:"):
+                    raise ServiceError(
+                        f"download of {what} does not match the digest {self.service} gave",
+                        hint="retry; if it persists the artifact is damaged at the source",
+                    )
+                os.replace(partial, destination)
+                return Download(path=destination, size=result.size, sha256=result.sha256)
+        finally:
+            partial.unlink(missing_ok=True)
+
+    def _download_once(self, path: str, partial: Path, *, what: str, progress: Progress | None) -> Download:
+        first = self.request(
+            "GET", path, what=what, ok=(200, 301, 302, 303, 307, 308), allow_redirects=False, stream=True
+        )
+        if first.status_code == 200:
+            return _stream(first, partial, progress)
+        location = first.headers.get("location", "")
+        first.close()
+        if not location:
+            raise ServiceError(f"{self.service} redirected {what} without a location", hint="retry later")
+        # A fresh session: no Authorization, no service headers; the signed URL is the credential.
+        with requests.Session() as storage:
+            storage.headers["User-Agent"] = USER_AGENT
+            response = storage.get(urljoin(first.url, location), timeout=self.timeout, stream=True)
+            if response.status_code in _RETRY_STATUSES:
+                response.close()
+                raise _TruncatedDownloadError(f"storage host answered {response.status_code}")
+            if response.status_code != 200:
+                response.close()
+                raise ServiceError(
+                    f"the storage host refused the download of {what} (HTTP {response.status_code})",
+                    hint="signed download URLs live about a minute: retry; check the clock if it persists",
+                    status=response.status_code,
+                )
+            return _stream(response, partial, progress)
+
+    def error_for(self, response: requests.Response, *, what: str, url: str) -> ServiceError:
+        """The ServiceError subclass for a refused request; services refine hints on top."""
+        status = response.status_code
+        detail = _detail(response)
+        where = f"{what} ({_path(url)})"
+        if status == 401:
+            return AuthenticationError(
+                f"{self.service} refused the credentials for {where}: {detail}",
+                hint=f"check the {self.service} token: it is missing, expired or revoked",
+                status=status,
+            )
+        if status == 403:
+            return AuthenticationError(
+                f"{self.service} forbids {where}: {detail}",
+                hint="the token lacks a permission for this object",
+                status=status,
+            )
+        if status == 404:
+            return NotFoundError(
+                f"{self.service} has no {where}",
+                hint="check the id and the repository; private objects also answer 404 without access",
+                status=status,
+            )
+        if status == 410:
+            return GoneError(
+                f"{what} is gone from {self.service}: {detail}", hint="it expired", status=status
+            )
+        if status in _RETRY_STATUSES:
+            return UnavailableError(
+                f"{self.service} kept failing for {where} (HTTP {status}) after {self.retry.attempts} tries",
+                hint=f"retry later; check {self.service}'s status page",
+                status=status,
+            )
+        return ServiceError(f"{self.service} answered HTTP {status} for {where}: {detail}", status=status)
+
+    def _back_off(self, attempt: int, reason: str) -> None:
+        wait = min(self.retry.backoff * 2 ** (attempt - 1), self.retry.max_backoff)
+        self._say(f"{reason}; retrying in {wait:.1f} s (attempt {attempt + 1} of {self.retry.attempts})")
+        self.sleep(wait)
+
+    def _say(self, message: str) -> None:
+        if self.notify is not None:
+            self.notify(message)
+
+
+class _TruncatedDownloadError(Exception):
+    """A download that ended early or a storage host that failed: worth another try."""
+
+
+def _stream(response: requests.Response, partial: Path, progress: Progress | None) -> Download:
+    total_header = response.headers.get("content-length", "")
+    total = int(total_header) if total_header.isdigit() else None
+    digest = hashlib.sha256()
+    size = 0
+    try:
+        with partial.open("wb") as sink:
+            if progress is not None:
+                progress(0, total)
+            for chunk in response.iter_content(_CHUNK):
+                sink.write(chunk)
+                digest.update(chunk)
+                size += len(chunk)
+                if progress is not None:
+                    progress(size, total)
+    except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as err:
+        raise _TruncatedDownloadError(f"connection dropped after {size} bytes") from err
+    finally:
+        response.close()
+    if total is not None and size != total:
+        raise _TruncatedDownloadError(f"connection dropped after {size} of {total} bytes")
+    return Download(path=partial, size=size, sha256=digest.hexdigest())
+
+
+def _path(url: str) -> str:
+    """Only the path of a URL: queries may hold signatures and are never shown."""
+    return urlsplit(url).path or "/"
+
+
+def _detail(response: requests.Response) -> str:
+    """The service's own message, short and on one line."""
+    try:
+        document = response.json()
+    except ValueError:
+        text = response.text.strip().splitlines()
+        return text[0][:200] if text else f"HTTP {response.status_code}"
+    if isinstance(document, dict):
+        for key in ("message", "error", "errorMessages"):
+            value = document.get(key)
+            if value:
+                return str(value)[:200]
+    return f"HTTP {response.status_code}"
