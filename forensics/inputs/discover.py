@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
@@ -26,6 +26,8 @@ class LogInput:
     label: str
     open: Callable[[], BinaryIO]
     kind: str = "log"
+    name: str = ""  # the failing item's name; default: the file's name
+    problems: list[Problem] = field(default_factory=list)  # trouble found beside it (a broken zip)
 
 
 Input = Archive | LogInput
@@ -56,7 +58,11 @@ def discover(path: str) -> list[Input]:
             f"'{path}' is not an allure-results folder, an artifact zip or a text log",
             hint="pass the allure-results folder, the downloaded artifact .zip, or a log file",
         )
-    return [LogInput(path=path, label=path, open=lambda: location.open("rb"))]
+    return [_log_input(location, path)]
+
+
+def _log_input(location: Path, path: str) -> LogInput:
+    return LogInput(path=path, label=path, open=lambda: location.open("rb"))
 
 
 def _discover_directory(location: Path, path: str) -> list[Input]:
@@ -65,7 +71,9 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
     if has_results(names):
         return [archive]
     zips = [name for name in names if name.lower().endswith(".zip")]
-    if zips:  # a folder of downloaded artifacts (`fetch --download-only`): one broken zip spoils no other
+    # `fetch --download-only` saves a job's log beside its zips when it had no usable allure artifact
+    logs = [name for name in names if "/" not in name and name.lower().endswith(".log")]
+    if zips or logs:  # a folder of downloaded artifacts: one broken zip spoils no other
         inputs: list[Input] = []
         for name in zips:
             try:
@@ -74,12 +82,13 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
                 archive.problems.append(
                     Problem(object=f"{path.rstrip('/')}/{name}", message=err.message, hint=err.hint)
                 )
+        inputs.extend(_log_input(location / name, f"{path.rstrip('/')}/{name}") for name in logs)
         if not inputs:
             raise ResultsError(
                 f"none of the {len(zips)} zip(s) in folder '{path}' could be read: {archive.problems[0].message}",
                 hint=archive.problems[0].hint,
             )
-        inputs[0].problems.extend(archive.problems)  # type: ignore[union-attr]
+        inputs[0].problems.extend(archive.problems)
         return inputs
     if not names:
         raise ResultsError(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from forensics.model import Finding, Report, Verdict
+from dataclasses import dataclass
+
+from forensics.model import Finding, Group, InputInfo, JobContext, Report, Verdict
 
 
 def plural(count: int, noun: str) -> str:
@@ -51,3 +53,69 @@ def evidence_place(finding: Finding) -> str:
 def tickets_of(verdict: Verdict) -> str:
     """The test's ticket keys, comma separated."""
     return ", ".join(ticket.key for ticket in verdict.test.tickets)
+
+
+@dataclass(frozen=True, slots=True)
+class JobSection:
+    """The failing tests of one CI job, as the report's groups restricted to that job."""
+
+    job: JobContext | None  # None: tests that came from no job of the run (e.g. an unclaimed artifact)
+    groups: tuple[tuple[Group, tuple[Verdict, ...]], ...]
+
+    @property
+    def failing(self) -> int:
+        """How many failing tests the job has."""
+        return sum(len(members) for _, members in self.groups)
+
+    @property
+    def explained(self) -> int:
+        """How many of them a cause rule explained."""
+        return sum(1 for _, members in self.groups for verdict in members if verdict.explained)
+
+
+def job_sections(report: Report) -> list[JobSection]:
+    """Failing tests per CI job when the report covers several jobs (in the run's job order); else []."""
+    if report.context is None or len(report.context.jobs) < 2:
+        return []
+    job_of_label = {item.label: item.job_id for item in report.inputs}
+    known = {job.job_id for job in report.context.jobs}
+    by_uuid = report.verdict_by_uuid()
+
+    def section_of(verdict: Verdict) -> int | None:
+        job_id = job_of_label.get(verdict.test.input_label)
+        return job_id if job_id in known else None
+
+    sections = []
+    for job in (*report.context.jobs, None):
+        key = job.job_id if job is not None else None
+        groups = []
+        for group in report.groups:
+            members = tuple(
+                verdict
+                for verdict in (by_uuid[uuid] for uuid in group.test_uuids)
+                if section_of(verdict) == key
+            )
+            if members:
+                groups.append((group, members))
+        if job is not None or groups:
+            sections.append(JobSection(job=job, groups=tuple(groups)))
+    return sections
+
+
+def job_inputs(report: Report, job: JobContext) -> list[InputInfo]:
+    """The inputs (artifacts, job log) that came from one job."""
+    return [item for item in report.inputs if item.job_id == job.job_id]
+
+
+def input_description(item: InputInfo) -> str:
+    """`allure-results-… (stage pre_merge_gpu, 7 tests)` or `job log (no allure artifact)`."""
+    if item.kind == "log" and not item.artifact:
+        return "job log (no usable allure artifact)"
+    details = [f"stage {item.stage}"] if item.stage else []
+    details.append(plural(item.tests, "test"))
+    return f"{item.artifact or item.label} ({', '.join(details)})"
+
+
+def short_sha(sha: str) -> str:
+    """The first 12 characters of a commit id."""
+    return sha[:12]

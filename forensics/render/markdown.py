@@ -4,11 +4,23 @@ from __future__ import annotations
 
 import regex
 
-from forensics.model import Evidence, Finding, Report, Verdict
-from forensics.render.common import distinct_summaries, evidence_place, headline, plural, tickets_of
+from forensics.model import Evidence, Finding, Group, InputInfo, JobContext, Report, RunContext, Verdict
+from forensics.render.common import (
+    JobSection,
+    distinct_summaries,
+    evidence_place,
+    headline,
+    input_description,
+    job_inputs,
+    job_sections,
+    plural,
+    short_sha,
+    tickets_of,
+)
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub caps comments and step summaries near 65,536 characters
 _BACKTICKS = regex.compile(r"`+")
+_MARKDOWN_SPECIAL = regex.compile(r"([\\`*_\[\]<>|#])")
 _MAX_TESTS_LISTED = 20
 
 
@@ -45,11 +57,20 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
     """The whole report as Markdown, cut at whole sections to stay under `max_chars`."""
     by_uuid = report.verdict_by_uuid()
     head = f"## ci-forensics: {headline(report)}\n"
+    if report.context is not None:
+        head += "\n" + _context_block(report, report.context)
     sections: list[str] = []
-    for group in report.groups:
-        members = [by_uuid[uuid] for uuid in group.test_uuids]
-        sections.append(
-            _cause_section(members) if group.kind == "cause" else _unexplained_section(group.title, members)
+    per_job = job_sections(report)
+    if per_job:  # several CI jobs: their tests apart, job by job
+        for job_section in per_job:
+            sections.append(_job_heading(job_section))
+            sections.extend(
+                _group_section(group, list(members), level=4) for group, members in job_section.groups
+            )
+    else:
+        sections.extend(
+            _group_section(group, [by_uuid[uuid] for uuid in group.test_uuids], level=3)
+            for group in report.groups
         )
     if report.problems:
         lines = ["### Problems", ""]
@@ -71,6 +92,75 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
     return "\n".join(out)
 
 
+def plain(text: str) -> str:
+    """Text from elsewhere (a job or workflow name) shown as itself, not as Markdown."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _link(text: str, url: str) -> str:
+    if not url:
+        return plain(text)
+    return f"[{plain(text)}]({url.replace(' ', '%20').replace(')', '%29')})"
+
+
+def _context_block(report: Report, context: RunContext) -> str:
+    """Where the report came from: run, repository, commit, and a line per job with its inputs."""
+    provider = "GitHub Actions" if context.provider == "github" else context.provider
+    run = _link(f"{context.workflow or 'run'} · run {context.run_id}", context.run_url)
+    facts = [f"**{plain(provider)} run:** {run} (attempt {context.run_attempt})"]
+    facts.append(f"**Repository:** {inline_code(context.repository)}")
+    if context.head_sha:
+        branch = f" on {inline_code(context.branch)}" if context.branch else ""
+        facts.append(f"**Commit:** {inline_code(short_sha(context.head_sha))}{branch}")
+    if context.event:
+        facts.append(f"**Event:** {plain(context.event)}")
+    lines = [" · ".join(facts), ""]
+    lines.extend(_job_line(report, job) for job in context.jobs)
+    return "\n".join(lines) + "\n"
+
+
+def _job_line(report: Report, job: JobContext) -> str:
+    parts = [
+        f"- **Job** {_link(job.name or str(job.job_id), job.url)} — {plain(job.conclusion or 'running')}"
+    ]
+    if job.failed_steps:
+        parts[0] += f", failed step: {plain(', '.join(job.failed_steps))}"
+    if job.runner_name or job.runner_labels:
+        labels = ", ".join(inline_code(label) for label in job.runner_labels)
+        parts.append(f"runner {inline_code(job.runner_name or '?')}" + (f" ({labels})" if labels else ""))
+    inputs = [_input_text(item) for item in job_inputs(report, job)]
+    if inputs:
+        parts.append("inputs: " + "; ".join(inputs))
+    return " · ".join(parts)
+
+
+def _input_text(item: InputInfo) -> str:
+    if not item.artifact:
+        return plain(input_description(item))
+    stage = f"stage {inline_code(item.stage)}, " if item.stage else ""
+    return f"{inline_code(item.artifact)} ({stage}{plural(item.tests, 'test')})"
+
+
+def _job_heading(section: JobSection) -> str:
+    job = section.job
+    if job is None:
+        title = "Not from a job of this run"
+    else:
+        title = f"Job {_link(job.name or str(job.job_id), job.url)}"
+    count = (
+        f"{plural(section.failing, 'failing test')}, {section.explained} explained"
+        if section.failing
+        else "no failing tests"
+    )
+    return f"### {title} — {count}\n"
+
+
+def _group_section(group: Group, members: list[Verdict], *, level: int) -> str:
+    if group.kind == "cause":
+        return _cause_section(members, level=level)
+    return _unexplained_section(group.title, members, level=level)
+
+
 def _test_lines(members: list[Verdict]) -> list[str]:
     lines = []
     for verdict in members[:_MAX_TESTS_LISTED]:
@@ -83,12 +173,12 @@ def _test_lines(members: list[Verdict]) -> list[str]:
     return lines
 
 
-def _cause_section(members: list[Verdict]) -> str:
+def _cause_section(members: list[Verdict], *, level: int) -> str:
     first = members[0].root_cause
     assert first is not None
     count = len(members)
     lines = [
-        f"### {first.title} — {plural(count, 'test')}",
+        f"{'#' * level} {first.title} — {plural(count, 'test')}",
         "",
         f"**Category:** {first.category.value} · **Rule:** {inline_code(first.rule_id)}",
         "",
@@ -119,11 +209,11 @@ def _symptom_line(cause: Finding | None, symptoms: tuple[Finding, ...]) -> str:
     return f"{label} " + "; ".join(parts)
 
 
-def _unexplained_section(title: str, members: list[Verdict]) -> str:
+def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> str:
     count = len(members)
     first = members[0]
     fingerprint = first.fingerprint
-    lines = [f"### Unexplained — {plural(count, 'test')}", ""]
+    lines = [f"{'#' * level} Unexplained — {plural(count, 'test')}", ""]
     if fingerprint is not None:
         lines.append(f"**Fingerprint** {inline_code(fingerprint.key)}: {inline_code(title)}")
         lines.append("")

@@ -5,10 +5,22 @@ from __future__ import annotations
 from rich.console import Group as RichGroup
 from rich.console import RenderableType
 from rich.panel import Panel
+from rich.rule import Rule
 from rich.text import Text
 
-from forensics.model import Evidence, Finding, Report, Verdict
-from forensics.render.common import distinct_summaries, evidence_place, headline, plural, tickets_of
+from forensics.model import Evidence, Finding, Group, Report, RunContext, Verdict
+from forensics.render.common import (
+    JobSection,
+    distinct_summaries,
+    evidence_place,
+    headline,
+    input_description,
+    job_inputs,
+    job_sections,
+    plural,
+    short_sha,
+    tickets_of,
+)
 
 _MAX_TESTS_SHOWN = 15
 _CATEGORY_STYLE = {
@@ -23,11 +35,17 @@ _CATEGORY_STYLE = {
 def render_text(report: Report) -> RenderableType:
     """The whole report for a terminal. Log text is never parsed as rich markup."""
     parts: list[RenderableType] = [Text(headline(report), style="bold")]
-    by_uuid = report.verdict_by_uuid()
-    for group in report.groups:
-        members = [by_uuid[uuid] for uuid in group.test_uuids]
-        parts.append(
-            _cause_panel(members) if group.kind == "cause" else _unexplained_panel(group.title, members)
+    if report.context is not None:
+        parts.append(_context_panel(report, report.context))
+    sections = job_sections(report)
+    if sections:  # several CI jobs: their tests apart, job by job
+        for section in sections:
+            parts.append(_job_rule(section))
+            parts.extend(_group_panel(group, list(members)) for group, members in section.groups)
+    else:
+        by_uuid = report.verdict_by_uuid()
+        parts.extend(
+            _group_panel(group, [by_uuid[uuid] for uuid in group.test_uuids]) for group in report.groups
         )
     if report.problems:
         problems = Text()
@@ -48,6 +66,55 @@ def render_text(report: Report) -> RenderableType:
             )
         )
     return RichGroup(*parts)
+
+
+def _group_panel(group: Group, members: list[Verdict]) -> Panel:
+    return _cause_panel(members) if group.kind == "cause" else _unexplained_panel(group.title, members)
+
+
+def _context_panel(report: Report, context: RunContext) -> Panel:
+    """Where the report came from: repository, workflow, run, commit, and each job with its inputs."""
+    body = Text()
+    rows = [
+        ("repository", context.repository),
+        ("workflow", _workflow(context)),
+        ("run", f"{context.run_url or context.run_id} (attempt {context.run_attempt})"),
+        ("commit", short_sha(context.head_sha) + (f" on {context.branch}" if context.branch else "")),
+    ]
+    for name, value in rows:
+        if value.strip():
+            body.append(f"{name:<11}", style="dim")
+            body.append(value + "\n")
+    for job in context.jobs:
+        body.append(f"{'job':<11}", style="dim")
+        body.append(job.name or str(job.job_id), style="bold")
+        body.append(f" — {job.conclusion or 'running'}")
+        if job.failed_steps:
+            body.append(f", failed step: {', '.join(job.failed_steps)}")
+        body.append("\n")
+        lines = [job.url] if job.url else []
+        if job.runner_name or job.runner_labels:
+            labels = f" ({', '.join(job.runner_labels)})" if job.runner_labels else ""
+            lines.append(f"runner {job.runner_name or '?'}{labels}")
+        lines.extend(input_description(item) for item in job_inputs(report, job))
+        for line in lines:
+            body.append(" " * 11 + line + "\n")
+    body.rstrip()
+    provider = "GitHub Actions" if context.provider == "github" else context.provider
+    return Panel(body, title=f"{provider} run {context.run_id}", title_align="left", border_style="blue")
+
+
+def _workflow(context: RunContext) -> str:
+    details = [part for part in (context.workflow_path, context.event) if part]
+    return context.workflow + (f" ({', '.join(details)})" if details else "")
+
+
+def _job_rule(section: JobSection) -> Rule:
+    job = section.job
+    name = (job.name or f"job {job.job_id}") if job is not None else "not from a job of this run"
+    count = f"{plural(section.failing, 'failing test')}, {section.explained} explained"
+    title = Text(f"{name} — {count}" if section.failing else f"{name} — no failing tests", style="bold")
+    return Rule(title, align="left", style="blue")
 
 
 def _tests(members: list[Verdict]) -> Text:

@@ -1,60 +1,128 @@
-"""`analyze()`: the one library call behind `ci-forensics analyze` (and later `fetch`)."""
+"""`analyze()`: the one library call behind `ci-forensics analyze` and `fetch`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
-from forensics.inputs.discover import Input, discover
+from forensics.inputs.archive import ZipArchive
+from forensics.inputs.discover import Input, LogInput, discover
 from forensics.model import InputInfo, Problem, Report, Verdict
 from forensics.report.grouping import group_verdicts
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
+from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
 
-__all__ = ["AnalyzeOptions", "analyze", "open_inputs"]
+__all__ = ["AnalyzeOptions", "analyze", "analyze_source", "open_inputs"]
 
 
 def open_inputs(paths: Sequence[str], problems: list[Problem]) -> list[Input]:
     """Every input behind the paths; unreadable ones become problems, ResultsError when none is readable."""
-    inputs: list[Input] = []
-    for path in paths:
-        try:
-            inputs.extend(discover(path))
-        except ResultsError as err:
-            problems.append(Problem(object=path, message=err.message, hint=err.hint, severity="error"))
+    inputs = _discover_all(paths, problems)
     if not inputs:
-        first = problems[0] if problems else Problem(object="", message="no input given")
-        raise ResultsError(first.message, hint=first.hint)
+        _raise_nothing_readable(problems)
     return inputs
 
 
-def analyze(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | None = None) -> Report:
+def analyze(
+    paths: Sequence[str],
+    *,
+    rules: RuleSet,
+    options: AnalyzeOptions | None = None,
+    fetched: FetchResult | None = None,
+) -> Report:
     """Read every input, scan each failing test's logs once, and decide every test's verdict.
 
-    One unreadable input becomes a problem and the others go on; ResultsError only when none is readable.
+    `fetched` adds what an artifact source downloaded: its files (each input keeps its job, stage and
+    artifact), its problems, and the run's context. One unreadable input becomes a problem and the
+    others go on; ResultsError only when none is readable.
     """
     options = options or AnalyzeOptions()
     compiled = CompiledRules(rules, use_literals=options.use_literals)
-    problems: list[Problem] = []
+    problems: list[Problem] = list(fetched.problems) if fetched else []
+    sourced: list[tuple[Input, FetchedFile | None]] = [
+        *(_open_fetched(fetched.files, problems) if fetched else []),
+        *((item, None) for item in _discover_all(paths, problems)),
+    ]
+    if not sourced:
+        _raise_nothing_readable(problems)
     verdicts: list[Verdict] = []
     infos: list[InputInfo] = []
-    for item in open_inputs(paths, problems):
+    for item, origin in sourced:
         with InputSession(item, compiled, options, problems) as session:
             found = session.verdicts(session.tests())
         verdicts.extend(found)
-        infos.append(InputInfo(path=item.path, kind=item.kind, label=item.label, tests=len(found)))
+        infos.append(
+            InputInfo(
+                path=item.path,
+                kind=item.kind,
+                label=item.label,
+                tests=len(found),
+                job_id=origin.job_id if origin else None,
+                stage=origin.stage if origin else "",
+                artifact=origin.artifact if origin else "",
+            )
+        )
     report = Report(
         inputs=tuple(infos),
         verdicts=tuple(verdicts),
         groups=group_verdicts(verdicts),
         problems=tuple(unique_problems(problems)),
         rules_loaded=len(rules),
+        context=fetched.context if fetched else None,
     )
     return redact_report(report, options.redactor)
+
+
+def analyze_source(
+    source: ArtifactSource,
+    *,
+    rules: RuleSet,
+    options: AnalyzeOptions | None = None,
+    progress: DownloadProgress | None = None,
+) -> Report:
+    """Fetch what a source names (a CI job or run), then analyse it like `analyze`, with its CI context."""
+    return analyze((), rules=rules, options=options, fetched=source.fetch(progress=progress))
 
 
 def unique_problems(problems: list[Problem]) -> list[Problem]:
     """Each problem once, in the order first seen."""
     return list(dict.fromkeys(problems))
+
+
+def _discover_all(paths: Sequence[str], problems: list[Problem]) -> list[Input]:
+    inputs: list[Input] = []
+    for path in paths:
+        try:
+            inputs.extend(discover(path))
+        except ResultsError as err:
+            problems.append(Problem(object=path, message=err.message, hint=err.hint, severity="error"))
+    return inputs
+
+
+def _open_fetched(files: Sequence[FetchedFile], problems: list[Problem]) -> list[tuple[Input, FetchedFile]]:
+    opened: list[tuple[Input, FetchedFile]] = []
+    for fetched in files:
+        if fetched.kind == "log":
+            opened.append((_log_input(fetched.path, fetched), fetched))
+            continue
+        try:
+            opened.append((ZipArchive(fetched.path, label=fetched.label), fetched))
+        except ResultsError as err:
+            problems.append(
+                Problem(object=fetched.label, message=err.message, hint=err.hint, severity="error")
+            )
+    return opened
+
+
+def _log_input(path: Path, fetched: FetchedFile) -> LogInput:
+    return LogInput(path=str(path), label=fetched.label, open=lambda: path.open("rb"), name=fetched.item_name)
+
+
+def _raise_nothing_readable(problems: list[Problem]) -> None:
+    first = problems[0] if problems else Problem(object="", message="no input given")
+    named = first.object in first.message  # a path's problem names it already; a fetched job's does not
+    raise ResultsError(first.message if named else f"{first.object}: {first.message}", hint=first.hint)

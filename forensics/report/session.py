@@ -69,6 +69,7 @@ class InputSession:
     def tests(self) -> list[TestCase]:
         """Every test of the input (a plain log is one failing item)."""
         if isinstance(self.item, LogInput):
+            self.problems.extend(self.item.problems)
             return [_log_test(self.item)]
         archive = self.item
         results = read_allure(archive, log_attachments=self.options.log_attachments)
@@ -194,7 +195,7 @@ def _where(ref: LogRef) -> str:
 
 
 def _log_test(item: LogInput) -> TestCase:
-    name = posixpath.basename(item.path) if item.path != "-" else "stdin"
+    name = item.name or (posixpath.basename(item.path) if item.path != "-" else "stdin")
     return TestCase(
         uuid=f"log:{item.label}",
         name=name,

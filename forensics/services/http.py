@@ -42,6 +42,9 @@ Progress = Callable[[int, int | None], None]
 RateLimitWait = Callable[[requests.Response], float | None]
 """Seconds the service asks us to wait before retrying this response; None when it is not a rate limit."""
 
+Explain = Callable[[requests.Response, str], "ServiceError | None"]
+"""A service's own wording for a refused request (`what` names the object); None keeps the generic one."""
+
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
@@ -106,6 +109,7 @@ class HttpClient:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     rate_limit_wait: RateLimitWait = standard_rate_limit_wait
     notify: Notify | None = None
+    explain: Explain | None = None
     sleep: Callable[[float], None] = time.sleep
     session: requests.Session = field(default_factory=requests.Session, repr=False)
 
@@ -150,10 +154,19 @@ class HttpClient:
                     allow_redirects=allow_redirects,
                     stream=stream,
                 )
-            except (requests.ConnectionError, requests.Timeout) as err:
+            except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema) as err:
+                raise ServiceError(
+                    f"cannot reach {self.service} for {what}: its URL is not usable ({type(err).__name__})",
+                    hint=f"check the {self.service} URL: it needs a scheme and a host, like https://host/api",
+                ) from err
+            except (
+                requests.ConnectionError,
+                requests.Timeout,
+                requests.exceptions.ChunkedEncodingError,
+            ) as err:
                 if attempt >= self.retry.attempts:
                     raise UnavailableError(
-                        f"cannot reach {self.service} for {what} ({_path(url)}): {type(err).__name__}",
+                        f"cannot reach {self.service} for {what} ({url_path(url)}): {type(err).__name__}",
                         hint=f"check the network and the {self.service} URL; it was tried {attempt} times",
                     ) from err
                 self._back_off(attempt, f"{self.service} connection failed ({type(err).__name__})")
@@ -185,7 +198,7 @@ class HttpClient:
             return response.json()
         except ValueError as err:
             raise ServiceError(
-                f"{self.service} sent something that is not JSON for {what} ({_path(response.url)})",
+                f"{self.service} sent something that is not JSON for {what} ({url_path(response.url)})",
                 hint=f"check that the {self.service} URL points at the API",
             ) from err
 
@@ -201,7 +214,12 @@ class HttpClient:
                 document = response.json()
             except ValueError as err:
                 raise ServiceError(f"{self.service} sent a page that is not JSON for {what}") from err
-            items = document if items_key is None else document.get(items_key, [])
+            items = document if items_key is None else _field(document, items_key)
+            if not isinstance(items, list):
+                raise ServiceError(
+                    f"{self.service} sent a page that is not a list for {what} ({url_path(response.url)})",
+                    hint=f"check that the {self.service} URL points at the API",
+                )
             yield from items
             url = response.links.get("next", {}).get("url")
             page_params = None  # the next link carries every parameter
@@ -230,10 +248,12 @@ class HttpClient:
                 attempt += 1
                 try:
                     result = self._download_once(path, partial, what=what, progress=progress)
-                except (requests.ConnectionError, requests.Timeout, _TruncatedDownloadError) as err:
+                except (requests.ConnectionError, requests.Timeout, _RetryableDownloadError) as err:
+                    # str() of a requests error carries the full URL (a signed one here): name the type only
+                    reason = str(err) if isinstance(err, _RetryableDownloadError) else type(err).__name__
                     if attempt >= self.retry.attempts:
                         raise UnavailableError(
-                            f"download of {what} kept failing: {err}",
+                            f"download of {what} kept failing after {attempt} tries: {reason}",
                             hint="retry later; a cached partial download is never used",
                         ) from err
                     self._back_off(attempt, f"download of {what} interrupted ({type(err).__name__})")
@@ -270,9 +290,10 @@ class HttpClient:
         with requests.Session() as storage:
             storage.headers["User-Agent"] = USER_AGENT
             response = storage.get(urljoin(first.url, location), timeout=self.timeout, stream=True)
-            if response.status_code in _RETRY_STATUSES:
+            # 5xx, and 401/403 from a signed URL that expired on the way: a fresh redirect may do
+            if response.status_code in _RETRY_STATUSES or response.status_code in (401, 403):
                 response.close()
-                raise _TruncatedDownloadError(f"storage host answered {response.status_code}")
+                raise _RetryableDownloadError(f"the storage host answered HTTP {response.status_code}")
             if response.status_code != 200:
                 response.close()
                 raise ServiceError(
@@ -283,10 +304,14 @@ class HttpClient:
             return _stream(response, partial, progress)
 
     def error_for(self, response: requests.Response, *, what: str, url: str) -> ServiceError:
-        """The ServiceError subclass for a refused request; services refine hints on top."""
+        """The ServiceError subclass for a refused request; the service's `explain` hook words it first."""
+        if self.explain is not None:
+            explained = self.explain(response, what)
+            if explained is not None:
+                return explained
         status = response.status_code
-        detail = _detail(response)
-        where = f"{what} ({_path(url)})"
+        detail = response_detail(response)
+        where = f"{what} ({url_path(url)})"
         if status == 401:
             return AuthenticationError(
                 f"{self.service} refused the credentials for {where}: {detail}",
@@ -327,7 +352,7 @@ class HttpClient:
             self.notify(message)
 
 
-class _TruncatedDownloadError(Exception):
+class _RetryableDownloadError(Exception):
     """A download that ended early or a storage host that failed: worth another try."""
 
 
@@ -347,20 +372,24 @@ def _stream(response: requests.Response, partial: Path, progress: Progress | Non
                 if progress is not None:
                     progress(size, total)
     except (requests.exceptions.ChunkedEncodingError, requests.exceptions.ContentDecodingError) as err:
-        raise _TruncatedDownloadError(f"connection dropped after {size} bytes") from err
+        raise _RetryableDownloadError(f"connection dropped after {size} bytes") from err
     finally:
         response.close()
     if total is not None and size != total:
-        raise _TruncatedDownloadError(f"connection dropped after {size} of {total} bytes")
+        raise _RetryableDownloadError(f"connection dropped after {size} of {total} bytes")
     return Download(path=partial, size=size, sha256=digest.hexdigest())
 
 
-def _path(url: str) -> str:
+def _field(document: Any, key: str) -> Any:
+    return document.get(key, []) if isinstance(document, dict) else None
+
+
+def url_path(url: str) -> str:
     """Only the path of a URL: queries may hold signatures and are never shown."""
     return urlsplit(url).path or "/"
 
 
-def _detail(response: requests.Response) -> str:
+def response_detail(response: requests.Response) -> str:
     """The service's own message, short and on one line."""
     try:
         document = response.json()
