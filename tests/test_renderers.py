@@ -47,7 +47,7 @@ def _report(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_every_format_has_a_renderer() -> None:
-    assert set(RENDERERS) == {"text", "json", "markdown"}
+    assert set(RENDERERS) == {"text", "json", "markdown", "github"}
 
 
 def test_text_rendering_is_exact(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from rich.console import RenderableType
 
 from forensics.model import Report
+from forensics.render.github import render_github
 from forensics.render.json_report import render_json
 from forensics.render.markdown import render_markdown
 from forensics.render.text import render_text
@@ -17,5 +18,6 @@ RENDERERS: dict[str, Renderer] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
+    "github": render_github,
 }
 """Format name → renderer; the CLI's --format choices come from here."""

