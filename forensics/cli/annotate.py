@@ -1,0 +1,303 @@
+"""`ci-forensics annotate`: post each failure's root cause on the tickets the report links to.
+
+Exit codes: 0 every ticket annotated (or nothing to do), 1 error (the report cannot be read),
+2 usage, 4 at least one ticket failed (with --strict: also when a reference did not resolve).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+import regex
+
+from forensics.annotate import (
+    Action,
+    AnnotateOptions,
+    AnnotateResult,
+    History,
+    SinkUnavailable,
+    TicketOutcome,
+    annotate_report,
+)
+from forensics.cli.common import translate_errors
+from forensics.cli.history import STORE_OPTION, StoreSettings
+from forensics.model import Report
+from forensics.report.redact import Redactor
+from forensics.report.saved import load_report
+from forensics.services.github import DEFAULT_API_URL
+from forensics.services.jira import JiraClient
+from forensics.services.linear import DEFAULT_LINEAR_URL, LinearClient
+from forensics.sinks.base import TicketSink
+from forensics.sinks.github import GitHubCommentSink
+from forensics.sinks.jira import JiraCommentSink
+from forensics.sinks.linear import LinearCommentSink
+
+EXIT_TICKETS_FAILED = 4
+_F = TypeVar("_F", bound=Callable[..., Any])
+_REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_LIST_SEPARATOR = regex.compile(r"[\s,]+")
+
+
+@dataclass(frozen=True, slots=True)
+class AnnotateSettings:
+    """The ticket options `annotate` and `fetch --annotate` share, as the user gave them."""
+
+    tickets: tuple[str, ...]
+    repository: str | None
+    jira_url: str | None
+    jira_projects: tuple[str, ...]
+    scope: str
+
+    def run(self, report: Report, *, dry_run: bool, history: History | None = None) -> AnnotateResult:
+        """Connect a sink per tracker from the environment and annotate every linked ticket."""
+        if self.repository and not _REPOSITORY.fullmatch(self.repository):
+            raise click.BadParameter(f"{self.repository!r} is not owner/name", param_hint="--repo")
+        projects = {*self.jira_projects, *_LIST_SEPARATOR.split(os.environ.get("JIRA_PROJECTS", ""))} - {""}
+        options = AnnotateOptions(
+            repository=self.repository or "",
+            jira_base_url=self.jira_url or "",
+            jira_projects=frozenset(project.upper() for project in projects),
+            scope=self.scope,
+            redactor=posting_redactor(os.environ),
+        )
+        with ExitStack() as stack:
+            sinks = (
+                {}
+                if dry_run
+                else connect_sinks(os.environ, jira_url=self.jira_url or "", close=stack.callback)
+            )
+            return annotate_report(
+                report,
+                sinks=sinks,
+                extra_tickets=self.tickets,
+                dry_run=dry_run,
+                options=options,
+                history=history,
+            )
+
+
+def annotate_options(command: _F) -> _F:
+    """Add the shared ticket options; the command receives them as one `annotation: AnnotateSettings`."""
+    options = [
+        click.option(
+            "--ticket",
+            "tickets",
+            multiple=True,
+            metavar="KEY",
+            help="Also annotate this ticket with every failure in the report: OPS-123, owner/repo#12, #12 or a "
+            "URL. Repeatable.",
+        ),
+        click.option(
+            "--jira-url", metavar="URL", envvar="JIRA_BASE_URL", help="Jira Cloud site [env JIRA_BASE_URL]."
+        ),
+        click.option(
+            "--jira-project",
+            "jira_projects",
+            multiple=True,
+            metavar="KEY",
+            help="A project whose bare keys (KEY-123) are Jira tickets, not Linear ones. Repeatable "
+            "[env JIRA_PROJECTS, comma-separated].",
+        ),
+        click.option(
+            "--scope", default="", help="Keep one comment per ticket and scope (e.g. the workflow name)."
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        annotation = AnnotateSettings(
+            tickets=kwargs.pop("tickets"),
+            repository=kwargs.get("repository"),
+            jira_url=kwargs.pop("jira_url"),
+            jira_projects=kwargs.pop("jira_projects"),
+            scope=kwargs.pop("scope"),
+        )
+        return command(*args, annotation=annotation, **kwargs)
+
+    decorated: Any = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated  # type: ignore[no-any-return]
+
+
+@click.command("annotate")
+@click.argument("report_path", metavar="REPORT.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--dry-run", is_flag=True, help="Print, per ticket, exactly what would be posted; send nothing."
+)
+@click.option(
+    "--repo", "repository", metavar="OWNER/NAME", help="Repository of bare #N (default: the report's CI run)."
+)
+@annotate_options
+@click.option(
+    "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--strict", is_flag=True, help="Also exit 4 when a ticket reference does not resolve.")
+@STORE_OPTION
+@translate_errors
+def annotate_command(
+    report_path: Path,
+    dry_run: bool,
+    repository: str | None,
+    annotation: AnnotateSettings,
+    output_format: str,
+    strict: bool,
+    store_location: str | None,
+) -> None:
+    """Comment each failure's root cause on its Linear, GitHub and Jira tickets (one comment per ticket).
+
+    \b
+    Credentials: LINEAR_API_KEY (endpoint LINEAR_API_URL), GITHUB_TOKEN or GH_TOKEN (GITHUB_API_URL),
+    JIRA_BASE_URL with JIRA_EMAIL and JIRA_API_TOKEN. The tool's comment is edited in place on later runs.
+    With a history store (--store or CI_FORENSICS_STORE), each cause shows first/last seen and its counts.
+    Exit codes: 0 done, 1 error, 2 usage, 4 a ticket could not be annotated.
+    """
+    report = load_report(report_path)
+    with StoreSettings(record=False, location=store_location).history_for(report) as history:
+        result = annotation.run(report, dry_run=dry_run, history=history)
+    if output_format == "json":
+        click.echo(json.dumps(result_to_dict(result), indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_result(result), nl=False)
+    if result.failed or (strict and result.problems):
+        sys.exit(EXIT_TICKETS_FAILED)
+
+
+def posting_redactor(environment: Mapping[str, str]) -> Redactor:
+    """The report redactor over this environment: posted text leaves the machine, so redact again."""
+    return Redactor.from_environment(environment)
+
+
+def connect_sinks(
+    environment: Mapping[str, str], *, jira_url: str, close: Callable[[Callable[[], None]], Any]
+) -> dict[str, TicketSink | SinkUnavailable]:
+    """A sink per tracker from the environment; a tracker without credentials fails its tickets with a hint."""
+
+    def notify(message: str) -> None:
+        click.echo(message, err=True)
+
+    sinks: dict[str, TicketSink | SinkUnavailable] = {}
+    linear_key = environment.get("LINEAR_API_KEY", "")
+    if linear_key:
+        linear = LinearClient(
+            api_key=linear_key,
+            base_url=environment.get("LINEAR_API_URL") or DEFAULT_LINEAR_URL,
+            notify=notify,
+        )
+        close(linear.close)
+        sinks["linear"] = LinearCommentSink(linear)
+    else:
+        sinks["linear"] = SinkUnavailable("no Linear API key", hint="set LINEAR_API_KEY to a Linear API key")
+    github_token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN") or ""
+    if github_token:
+        github = GitHubCommentSink.connect(
+            token=github_token, base_url=environment.get("GITHUB_API_URL") or DEFAULT_API_URL, notify=notify
+        )
+        close(github.close)
+        sinks["github"] = github
+    else:
+        sinks["github"] = SinkUnavailable(
+            "no GitHub token",
+            hint="set GITHUB_TOKEN (or GH_TOKEN) to a token with `issues: write` (`pull-requests: write`)",
+        )
+    jira_email, jira_token = environment.get("JIRA_EMAIL", ""), environment.get("JIRA_API_TOKEN", "")
+    missing = [
+        name
+        for name, value in (
+            ("JIRA_BASE_URL", jira_url),
+            ("JIRA_EMAIL", jira_email),
+            ("JIRA_API_TOKEN", jira_token),
+        )
+        if not value
+    ]
+    if missing:
+        sinks["jira"] = SinkUnavailable("no Jira credentials", hint=f"set {' and '.join(missing)}")
+    else:
+        jira = JiraClient(base_url=jira_url, email=jira_email, api_token=jira_token, notify=notify)
+        close(jira.close)
+        sinks["jira"] = JiraCommentSink(jira)
+    return sinks
+
+
+def render_result(result: AnnotateResult) -> str:
+    """One line per ticket (and in a dry run, the body it would get), then problems."""
+    lines: list[str] = []
+    for outcome in result.outcomes:
+        if outcome.action is Action.PLANNED:
+            lines += [
+                f"=== {outcome.target.label}: would post ({_tests(outcome.tests)}) ===",
+                _body(outcome),
+                "",
+            ]
+            continue
+        line = f"{outcome.target.label}: {outcome.action.value} ({_tests(outcome.tests)})"
+        if outcome.comment_url:
+            line += f" {outcome.comment_url}"
+        if outcome.action is Action.FAILED:
+            line += f": {outcome.message}"
+        lines.append(line)
+        if outcome.hint and outcome.action is Action.FAILED:
+            lines.append(f"  hint: {outcome.hint}")
+    for problem in result.problems:
+        lines.append(f"problem: {problem.object}: {problem.message}")
+        if problem.hint:
+            lines.append(f"  hint: {problem.hint}")
+    if result.quiet:
+        labels = ", ".join(target.label for target in result.quiet)
+        lines.append(f"not annotated (no failing test links to them): {labels}")
+    if not result.outcomes and not result.problems:
+        lines.append("no ticket is linked to a failing test: nothing to annotate")
+    elif not result.dry_run:
+        done = len(result.outcomes) - len(result.failed)
+        lines.append(f"{done} of {len(result.outcomes)} tickets annotated")
+    return "\n".join(lines) + "\n"
+
+
+def result_to_dict(result: AnnotateResult) -> dict[str, Any]:
+    """The result as JSON: per ticket the action, comment link, failure reason and the body."""
+    return {
+        "dry_run": result.dry_run,
+        "tickets": [_outcome(outcome) for outcome in result.outcomes],
+        "problems": [
+            {"object": p.object, "message": p.message, "hint": p.hint, "severity": p.severity}
+            for p in result.problems
+        ],
+        "not_annotated": [
+            {"system": target.system, "key": target.key, "url": target.url} for target in result.quiet
+        ],
+    }
+
+
+def _outcome(outcome: TicketOutcome) -> dict[str, Any]:
+    return {
+        "system": outcome.target.system,
+        "key": outcome.target.key,
+        "url": outcome.target.url,
+        "action": outcome.action.value,
+        "tests": outcome.tests,
+        "comment_url": outcome.comment_url,
+        "message": outcome.message,
+        "hint": outcome.hint,
+        "marker": outcome.body.marker.text,
+        "format": outcome.body.format,
+        "body": outcome.body.document() if outcome.body.format == "adf" else outcome.body.text,
+    }
+
+
+def _body(outcome: TicketOutcome) -> str:
+    if outcome.body.format == "adf":
+        return json.dumps(outcome.body.document(), indent=2, ensure_ascii=False)
+    return outcome.body.text.rstrip("\n")
+
+
+def _tests(count: int) -> str:
+    return f"{count} failing test{'' if count == 1 else 's'}"
