@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: dev test lint rules demo sample bench clean
+.PHONY: dev test lint rules demo sample bench bench-history clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ sample: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_speed.py $(BENCH_ARGS)
+
+bench-history: $(STAMP)
+	$(BIN)/python benchmarks/bench_history.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from forensics.cli.common import ReportSettings, report_options, translate_errors
+from forensics.cli.history import StoreSettings, store_options
 from forensics.report.build import analyze
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "nightly-allure-results.zip"
@@ -16,11 +17,16 @@ SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "nightly-allure-re
 @click.argument("paths", nargs=-1, metavar="PATH...")
 @click.option("--demo", is_flag=True, help="Analyse the bundled sample nightly artifact.")
 @report_options
+@store_options
 @translate_errors
-def analyze_command(paths: tuple[str, ...], demo: bool, settings: ReportSettings) -> None:
+def analyze_command(
+    paths: tuple[str, ...], demo: bool, settings: ReportSettings, store_settings: StoreSettings
+) -> None:
     """Find each failed test's root cause in allure-results folders, artifact zips or logs ('-' = stdin)."""
     inputs = [*paths, *([str(SAMPLE)] if demo else [])]
     if not inputs:
         raise click.UsageError("give an allure-results folder, an artifact .zip or a log file (or --demo)")
-    report = analyze(inputs, rules=settings.rules(), options=settings.analyze_options())
+    options = settings.analyze_options()
+    report = analyze(inputs, rules=settings.rules(), options=options)
+    store_settings.record_report(report, redactor=options.redactor)
     settings.finish(report)

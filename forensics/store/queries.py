@@ -1,0 +1,254 @@
+"""The SQL behind the history questions: each function one query, returning small frozen rows.
+
+Aggregation over time and environment happens in Python on these rows: the number of failing tests in a
+year of nightlies is small (thousands), and dates in Python mean the same in SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from forensics.store.base import Store
+from forensics.store.environment import GPU_DIMENSIONS, Fact
+
+_CHUNK = 500  # ids per IN (...) list
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """Which runs a question is about (None: all)."""
+
+    repository: str | None = None
+    workflow: str | None = None
+    branch: str | None = None
+
+    def where(self, alias: str = "r") -> tuple[str, list[Any]]:
+        """SQL conditions on the runs table (`alias`) and their parameters."""
+        clauses, parameters = [], []
+        for column, value in (
+            ("repository", self.repository),
+            ("workflow", self.workflow),
+            ("branch", self.branch),
+        ):
+            if value is not None:
+                clauses.append(f"{alias}.{column} = ?")
+                parameters.append(value)
+        return "".join(f" AND {clause}" for clause in clauses), parameters
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """A recorded run attempt."""
+
+    pk: int
+    provider: str
+    repository: str
+    run_id: int
+    workflow: str
+    branch: str
+    head_sha: str
+    run_url: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class HitRow:
+    """A failing test and what it was attributed to."""
+
+    test_pk: int
+    run_pk: int
+    job_pk: int
+    name: str
+    kind: str  # "cause" or "unexplained"
+    key: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    """A job and what it ran on."""
+
+    pk: int
+    run_pk: int
+    runner_name: str
+    facts: frozenset[Fact]
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRow:
+    """The stored root cause or fingerprint of one failing test."""
+
+    test_pk: int
+    kind: str
+    key: str
+    title: str
+    category: str
+    summary: str
+    advice: str
+    tickets: tuple[tuple[str, str], ...]
+    attachment: str
+    line: int
+    text: str
+    excerpt: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeGroup:
+    """One test on one commit: how often it passed and failed there."""
+
+    repository: str
+    head_sha: str
+    test_key: str
+    name: str
+    passed: int
+    failed: int
+    runs: int
+    causes: tuple[str, ...]
+
+
+def runs(store: Store, filters: Filters) -> list[RunRow]:
+    """Every recorded run the filters select, oldest first."""
+    where, parameters = filters.where()
+    rows = store.query(
+        "SELECT r.id, r.provider, r.repository, r.run_id, r.workflow, r.branch, r.head_sha, r.run_url, r.at"
+        f" FROM runs r WHERE 1 = 1{where} ORDER BY r.at, r.id",
+        parameters,
+    )
+    return [RunRow(*row) for row in rows]
+
+
+def hits(store: Store, filters: Filters, *, key: str | None = None) -> list[HitRow]:
+    """Every failing test of the selected runs (of one cause or fingerprint when `key` is given), oldest first."""
+    where, parameters = filters.where()
+    if key is not None:
+        where += " AND t.cause_key = ?"
+        parameters.append(key)
+    rows = store.query(
+        "SELECT t.id, t.run, t.job, t.name, t.cause_kind, t.cause_key, r.at FROM tests t JOIN runs r ON r.id = t.run"
+        f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{where} ORDER BY r.at, t.id",
+        parameters,
+    )
+    return [HitRow(*row) for row in rows]
+
+
+def jobs(store: Store, run_pks: Iterable[int]) -> list[JobRow]:
+    """The jobs of these runs with their facts."""
+    found: dict[int, tuple[int, str, set[Fact]]] = {}
+    for chunk in _chunks(sorted(set(run_pks))):
+        marks = ", ".join("?" * len(chunk))
+        for pk, run_pk, runner, dimension, value in store.query(
+            "SELECT j.id, j.run, j.runner_name, f.dimension, f.value FROM jobs j"
+            f" LEFT JOIN job_facts f ON f.job = j.id WHERE j.run IN ({marks})",
+            chunk,
+        ):
+            entry = found.setdefault(pk, (run_pk, runner, set()))
+            if dimension is not None:
+                entry[2].add((dimension, value))
+    return [
+        JobRow(pk, run_pk, runner, frozenset(facts)) for pk, (run_pk, runner, facts) in sorted(found.items())
+    ]
+
+
+def runner_gpus(store: Store) -> dict[str, frozenset[Fact]]:
+    """The GPU facts last seen on each named runner: what jobs on it that revealed nothing ran on."""
+    dimensions = ", ".join("?" * len(GPU_DIMENSIONS))
+    latest: dict[tuple[str, str], tuple[int, str]] = {}
+    for runner, dimension, value, at in store.query(
+        "SELECT j.runner_name, f.dimension, f.value, MAX(r.at) FROM job_facts f JOIN jobs j ON j.id = f.job"
+        f" JOIN runs r ON r.id = j.run WHERE j.runner_name <> '' AND f.dimension IN ({dimensions})"
+        " GROUP BY j.runner_name, f.dimension, f.value",
+        GPU_DIMENSIONS,
+    ):
+        known = latest.get((runner, dimension))
+        if known is None or (at, value) > known:
+            latest[(runner, dimension)] = (at, value)
+    result: dict[str, set[Fact]] = {}
+    for (runner, dimension), (_, value) in latest.items():
+        result.setdefault(runner, set()).add((dimension, value))
+    return {runner: frozenset(facts) for runner, facts in result.items()}
+
+
+def findings(store: Store, test_pks: Iterable[int]) -> dict[int, FindingRow]:
+    """The stored findings of these failing tests, by test."""
+    found: dict[int, FindingRow] = {}
+    for chunk in _chunks(sorted(set(test_pks))):
+        marks = ", ".join("?" * len(chunk))
+        for row in store.query(
+            "SELECT test, kind, key, title, category, summary, advice, tickets, attachment, line, text, excerpt"
+            f" FROM findings WHERE test IN ({marks})",
+            chunk,
+        ):
+            pk, kind, key, title, category, summary, advice, tickets, attachment, line, text, excerpt = row
+            found[pk] = FindingRow(
+                test_pk=pk,
+                kind=kind,
+                key=key,
+                title=title,
+                category=category,
+                summary=summary,
+                advice=advice,
+                tickets=tuple((item["key"], item["url"]) for item in json.loads(tickets)),
+                attachment=attachment,
+                line=line,
+                text=text,
+                excerpt=tuple((item["line"], item["text"]) for item in json.loads(excerpt)),
+            )
+    return found
+
+
+def outcomes_on_commits(store: Store, filters: Filters, *, since: int, until: int) -> list[OutcomeGroup]:
+    """Tests that both passed and failed on one commit in runs between `since` and `until` (flaky candidates).
+
+    Starts from the few failing (commit, test) pairs and looks up the other executions of each through the
+    (repository, head_sha) and (job, test_key) indexes, instead of grouping every recorded outcome.
+    """
+    where, parameters = filters.where()
+    rows = store.query(
+        "WITH failed AS (SELECT DISTINCT r.repository, r.head_sha, t.test_key"
+        " FROM tests t JOIN runs r ON r.id = t.run"
+        f" WHERE t.cause_key IS NOT NULL AND r.at >= ? AND r.at <= ? AND r.head_sha <> ''{where})"
+        " SELECT f.repository, f.head_sha, f.test_key, MIN(t.name),"
+        " SUM(CASE WHEN t.status = 'passed' THEN 1 ELSE 0 END), SUM(t.failing), COUNT(DISTINCT r.id),"
+        " MIN(t.cause_key), MAX(t.cause_key)"
+        " FROM failed f"
+        " JOIN runs r ON r.repository = f.repository AND r.head_sha = f.head_sha"
+        " JOIN jobs j ON j.run = r.id"
+        " JOIN tests t ON t.job = j.id AND t.test_key = f.test_key"
+        f" WHERE r.at >= ? AND r.at <= ?{where}"
+        " GROUP BY f.repository, f.head_sha, f.test_key"
+        " HAVING SUM(CASE WHEN t.status = 'passed' THEN 1 ELSE 0 END) > 0",
+        [since, until, *parameters, since, until, *parameters],
+    )
+    return [
+        OutcomeGroup(repo, sha, key, name, int(passed), int(failed), int(count), _distinct(low, high))
+        for repo, sha, key, name, passed, failed, count, low, high in rows
+    ]
+
+
+def passed_after_retries(store: Store, filters: Filters, *, since: int, until: int) -> list[OutcomeGroup]:
+    """Tests that failed and then passed on a retry within one run between `since` and `until`."""
+    where, parameters = filters.where()
+    rows = store.query(
+        "SELECT r.repository, r.head_sha, t.test_key, t.name, t.previous_statuses"
+        " FROM tests t JOIN runs r ON r.id = t.run"
+        f" WHERE r.at >= ? AND r.at <= ? AND t.retries > 0 AND t.status = 'passed'{where}",
+        [since, until, *parameters],
+    )
+    found = []
+    for repo, sha, key, name, previous in rows:
+        failures = sum(1 for status in json.loads(previous) if status in ("failed", "broken"))
+        if failures:
+            found.append(OutcomeGroup(repo, sha, key, name, 1, failures, 1, ()))
+    return found
+
+
+def _distinct(low: str | None, high: str | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(key for key in (low, high) if key))
+
+
+def _chunks(values: Sequence[int]) -> Iterable[list[int]]:
+    for start in range(0, len(values), _CHUNK):
+        yield list(values[start : start + _CHUNK])

@@ -1,0 +1,230 @@
+"""Run today's rules over what the store kept of earlier failures, and say what moved.
+
+A failing test is re-decided over its whole artifact when the file recorded for it is still there and
+still holds that execution (same Allure uuid) — e.g. fetch's cache. Otherwise only the evidence the store
+kept is left: up to 200 lines around the old evidence line, plus the test's status message. A new rule
+whose proof sits elsewhere in the log, or that `requires` a line outside that window, cannot match there.
+
+Moves: `explained` (unexplained → a cause), `changed` (another cause), `lost` (a cause → unexplained).
+A fingerprint that changes into another fingerprint is not a move. `apply` writes `explained` and `changed`
+moves into the store; a `lost` cause is kept, since it was found over more text than is left.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from forensics.engine.scanner import CompiledRules, LogScan, scan_text
+from forensics.engine.verdict import decide
+from forensics.engine.verdict_inputs import ScannedLog
+from forensics.errors import ResultsError
+from forensics.inputs.allure import MESSAGE_RANK
+from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
+from forensics.report.build import AnalyzeOptions, analyze
+from forensics.rules.model import RuleSet
+from forensics.store.base import Store
+from forensics.store.queries import Filters
+from forensics.store.record import finding_row
+from forensics.store.recording import finding_of
+from forensics.store.stored import StoredFailure, stored_failures
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One failing test whose verdict is different under today's rules."""
+
+    test: str
+    run_url: str
+    run_at: datetime
+    change: str  # "explained" | "changed" | "lost"
+    before_kind: str
+    before_key: str
+    after_kind: str
+    after_key: str
+    after_title: str
+    source: str  # "artifact" or "evidence"
+    applied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reanalysis:
+    """What `ci-forensics reanalyze` found."""
+
+    rules_loaded: int
+    examined: int
+    from_artifacts: int
+    from_evidence: int
+    moves: tuple[Move, ...]
+
+    @property
+    def applied(self) -> int:
+        """Moves written into the store."""
+        return sum(1 for move in self.moves if move.applied)
+
+
+def reanalyze(
+    store: Store,
+    *,
+    rules: RuleSet,
+    filters: Filters | None = None,
+    since: datetime | None = None,
+    apply: bool = False,
+    options: AnalyzeOptions | None = None,
+) -> Reanalysis:
+    """Re-decide every stored failing test (of the selected runs, since `since`) with `rules`."""
+    failures = stored_failures(store, filters or Filters(), since=int(since.timestamp()) if since else None)
+    options = options or AnalyzeOptions()
+    verdicts = _from_artifacts(failures, rules, options)
+    compiled = CompiledRules(rules, use_literals=options.use_literals)
+    moves = []
+    for failure in failures:
+        source = "artifact" if failure.test_pk in verdicts else "evidence"
+        verdict = verdicts.get(failure.test_pk) or _from_evidence(failure, compiled)
+        move = _move(failure, verdict, source)
+        if move is None:
+            continue
+        if apply and move.change != "lost":
+            _apply(store, failure, verdict)
+            move = replace(move, applied=True)
+        moves.append(move)
+    return Reanalysis(
+        rules_loaded=len(rules),
+        examined=len(failures),
+        from_artifacts=len(verdicts),
+        from_evidence=len(failures) - len(verdicts),
+        moves=tuple(sorted(moves, key=lambda move: (move.change, move.after_key, move.run_at, move.test))),
+    )
+
+
+def _from_artifacts(
+    failures: list[StoredFailure], rules: RuleSet, options: AnalyzeOptions
+) -> dict[int, Verdict]:
+    """Verdicts from the artifacts still on disk, for the tests whose execution they still hold."""
+    by_path: dict[str, list[StoredFailure]] = defaultdict(list)
+    for failure in failures:
+        if failure.input_path and failure.input_path != "-" and os.path.exists(failure.input_path):
+            by_path[failure.input_path].append(failure)
+    found: dict[int, Verdict] = {}
+    for path, members in sorted(by_path.items()):
+        try:
+            report = analyze([path], rules=rules, options=options)
+        except ResultsError:
+            continue
+        by_uuid = {verdict.test.uuid: verdict for verdict in report.verdicts}
+        for failure in members:
+            verdict = by_uuid.get(failure.test_uuid)
+            if verdict is None and failure.test_uuid.startswith("log:") and len(report.verdicts) == 1:
+                verdict = report.verdicts[0]  # a plain log is one item, named after the path it was given as
+            if verdict is not None and verdict.test.status.is_failing:
+                found[failure.test_pk] = verdict
+    return found
+
+
+def _from_evidence(failure: StoredFailure, compiled: CompiledRules) -> Verdict:
+    """The verdict over the stored window (line numbers as in the original log) and the status message."""
+    logs = []
+    if failure.text:
+        ref = LogRef(
+            input_label=failure.input_label,
+            source=failure.source,
+            attachment=failure.attachment,
+            location=failure.location,
+            rank=0,
+        )
+        scan = scan_text(failure.text, compiled, name=f"{failure.input_label}: {failure.source}")
+        logs.append(ScannedLog(ref, _shifted(scan, failure.first_line - 1)))
+    if failure.message:
+        ref = LogRef(
+            input_label=failure.input_label,
+            source="",
+            attachment="status message",
+            location="result",
+            rank=MESSAGE_RANK,
+            inline_text=failure.message,
+        )
+        logs.append(ScannedLog(ref, scan_text(failure.message, compiled, name="status message")))
+    test = TestCase(
+        uuid=failure.test_uuid,
+        name=failure.name,
+        full_name="",
+        status=Status.parse(failure.status),
+        input_label=failure.input_label,
+        message=failure.message,
+    )
+    return decide(test, logs, compiled)
+
+
+def _shifted(scan: LogScan, offset: int) -> LogScan:
+    """The scan of a window as if of the whole log: every line number moved by `offset`."""
+    if offset <= 0:
+        return scan
+
+    def line(excerpt: ExcerptLine) -> ExcerptLine:
+        return ExcerptLine(excerpt.number + offset, excerpt.text)
+
+    return LogScan(
+        hits={
+            probe: [
+                replace(hit, line=hit.line + offset, excerpt=tuple(line(item) for item in hit.excerpt))
+                for hit in hits
+            ]
+            for probe, hits in scan.hits.items()
+        },
+        counts=dict(scan.counts),
+        last_error=line(scan.last_error) if scan.last_error else None,
+        lines=scan.lines + offset,
+        bytes_read=scan.bytes_read,
+        truncated=scan.truncated,
+        problems=list(scan.problems),
+    )
+
+
+def _move(failure: StoredFailure, verdict: Verdict, source: str) -> Move | None:
+    cause = verdict.root_cause
+    after_kind, after_key = ("cause", cause.rule_id) if cause else ("unexplained", _fingerprint_key(verdict))
+    if failure.cause_kind == "cause" and cause is None:
+        change = "lost"
+    elif cause is None or (failure.cause_kind == "cause" and failure.cause_key == cause.rule_id):
+        return None
+    else:
+        change = "changed" if failure.cause_kind == "cause" else "explained"
+    return Move(
+        test=failure.name,
+        run_url=failure.run_url,
+        run_at=datetime.fromtimestamp(failure.run_at, UTC),
+        change=change,
+        before_kind=failure.cause_kind,
+        before_key=failure.cause_key,
+        after_kind=after_kind,
+        after_key=after_key,
+        after_title=cause.title if cause else (verdict.fingerprint.masked if verdict.fingerprint else ""),
+        source=source,
+        applied=False,
+    )
+
+
+def _fingerprint_key(verdict: Verdict) -> str:
+    return verdict.fingerprint.key if verdict.fingerprint else ""
+
+
+def _apply(store: Store, failure: StoredFailure, verdict: Verdict) -> None:
+    """Rewrite the test's cause and finding; the tickets recorded with it stay, the new rule's are added."""
+    finding = finding_of(verdict)
+    if finding is None:
+        return
+    finding = replace(finding, tickets=tuple(dict.fromkeys((*failure.tickets, *finding.tickets))))
+    row = finding_row(failure.test_pk, finding)
+    with store.transaction():
+        store.execute(
+            "UPDATE tests SET cause_kind = ?, cause_key = ? WHERE id = ?",
+            (finding.kind, finding.key, failure.test_pk),
+        )
+        store.execute(
+            "UPDATE findings SET kind = ?, key = ?, title = ?, category = ?, summary = ?, advice = ?, fields = ?,"
+            " tickets = ?, symptoms = ?, attachment = ?, line = ?, text = ?, location = ?, excerpt = ?, masked = ?"
+            " WHERE test = ?",
+            (*row[1:], failure.test_pk),
+        )

@@ -1,0 +1,116 @@
+"""The command line: `analyze --record`, `history`, `reanalyze`, the store from --store or CI_FORENSICS_STORE."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from forensics.cli.main import main
+from forensics.store import SCHEMA_VERSION, open_store
+from tests.store.conftest import SAMPLE
+from tests.store.test_reanalyze import PANIC_RULE
+
+ALL_DAYS = ("--days", "3660")  # the sample's tests ran on a fixed date: keep it in the window for years
+
+
+def _run(*args: str, columns: int = 80) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False, env={"COLUMNS": str(columns)})
+
+
+@pytest.fixture
+def artifact(tmp_path: Path) -> Path:
+    """The sample artifact at a path of its own (so a test can let it 'expire')."""
+    copy = tmp_path / "allure-results.zip"
+    shutil.copy(SAMPLE, copy)
+    return copy
+
+
+def test_analyze_record_saves_the_report_once(store_location: str, artifact: Path) -> None:
+    first = _run("analyze", str(artifact), "--format", "json", "--record", "--store", store_location)
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["summary"]["failing"] == 7  # stdout stays the report
+    assert first.stderr.startswith("Recorded local run ") and ": 19 tests (7 failing)\n" in first.stderr
+    again = _run("analyze", str(artifact), "--record", "--store", store_location, "--fail-on", "unexplained")
+    assert again.exit_code == 3  # --fail-on still decides the exit code
+    assert "was already recorded in " in again.stderr and "nothing changed" in again.stderr
+    without = _run("analyze", str(artifact), "--store", store_location)
+    assert without.exit_code == 0 and without.stderr == ""  # --store alone records nothing
+
+
+def test_history_text_and_json(store_location: str, artifact: Path) -> None:
+    assert _run("analyze", str(artifact), "--record", "--store", store_location).exit_code == 0
+    text = _run("history", "--store", store_location, *ALL_DAYS, columns=160)
+    assert text.exit_code == 0, text.output
+    assert text.stdout.startswith("History: last 3660 days (")
+    assert "1 run, 1 job, 7 failing tests: 6 explained (86%)" in text.stdout
+    assert "vllm.startup-free-memory · infrastructure — 3 hits, 3 tests" in text.stdout
+    assert "Flaky: passed and failed on the same commit" in text.stdout
+    assert (
+        "│ test_kv_router_decisions[nats] │ -      │      1 │      1 │    1 │ failed, then passed on retry"
+        in text.stdout
+    )
+    document = json.loads(_run("history", "--store", store_location, "--format", "json", *ALL_DAYS).stdout)
+    assert document["window_days"] == 3660 and document["totals"]["failing_tests"] == 7
+    assert document["causes"][0]["key"] == "vllm.startup-free-memory"
+    one = json.loads(
+        _run(
+            "history", "--store", store_location, "--format", "json", "--cause", "hf.gated-repo", *ALL_DAYS
+        ).stdout
+    )
+    assert [cause["key"] for cause in one["causes"]] == ["hf.gated-repo"] and one["filters"][
+        "cause"
+    ] == "hf.gated-repo"
+    other = json.loads(_run("history", "--store", store_location, "--format", "json", "--repo", "x/y").stdout)
+    assert other["totals"]["runs"] == 0 and other["causes"] == []
+
+
+def test_reanalyze_then_apply(store_location: str, artifact: Path, tmp_path: Path) -> None:
+    assert _run("analyze", str(artifact), "--record", "--store", store_location).exit_code == 0
+    rule = tmp_path / "panic.toml"
+    rule.write_text(PANIC_RULE)
+    artifact.unlink()
+    shown = _run("reanalyze", "--store", store_location, "--rules", str(rule))
+    assert shown.exit_code == 0, shown.output
+    assert "(0 from their artifacts, 7 from stored evidence): 1 moved." in " ".join(shown.stdout.split())
+    assert "Run again with --apply" in shown.stdout
+    applied = json.loads(
+        _run(
+            "reanalyze", "--store", store_location, "--rules", str(rule), "--apply", "--format", "json"
+        ).stdout
+    )
+    assert applied["applied"] == 1 and applied["moves"][0]["after"]["key"] == "dynamo.runtime-panic"
+    assert "nothing moved." in _run("reanalyze", "--store", store_location, "--rules", str(rule)).stdout
+    document = json.loads(_run("history", "--store", store_location, "--format", "json", *ALL_DAYS).stdout)
+    assert "dynamo.runtime-panic" in [cause["key"] for cause in document["causes"]]
+
+
+def test_the_store_can_come_from_the_environment(
+    tmp_path: Path, artifact: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    location = tmp_path / "team" / "history.sqlite3"
+    monkeypatch.setenv("CI_FORENSICS_STORE", str(location))
+    result = _run("analyze", str(artifact), "--record")
+    assert result.exit_code == 0 and f"into {location}: 19 tests" in result.stderr
+    assert json.loads(_run("history", "--format", "json", *ALL_DAYS).stdout)["totals"]["runs"] == 1
+
+
+def test_a_newer_store_exits_1_with_a_hint(store_location: str, tmp_path: Path) -> None:
+    with open_store(store_location, default_dir=tmp_path) as store, store.transaction():
+        store.execute(
+            "INSERT INTO schema_version (version, tool_version) VALUES (?, ?)", (SCHEMA_VERSION + 1, "9.4.0")
+        )
+    result = _run("history", "--store", store_location)
+    assert result.exit_code == 1
+    assert f"has schema version {SCHEMA_VERSION + 1} (written by ci-forensics 9.4.0)" in result.stderr
+    assert "Hint: upgrade ci-forensics to 9.4.0 or later" in result.stderr
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    store = str(tmp_path / "h.sqlite3")
+    assert _run("history", "--store", store, "--days", "0").exit_code == 2
+    assert _run("history", "--store", store, "--format", "markdown").exit_code == 2
+    assert _run("reanalyze", "--store", store, "--days", "-1").exit_code == 2

@@ -1,0 +1,228 @@
+"""`reanalyze`: today's rules over what the store kept — the artifact while it is cached, else the evidence
+window — and what moved; `apply` writes explained and changed verdicts, never a lost one."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from forensics.report.build import analyze
+from forensics.rules.loader import load_rules
+from forensics.rules.model import RuleSet
+from forensics.rules.selftest import check_rule
+from forensics.store import Store
+from forensics.store.history import history
+from forensics.store.reanalyze import reanalyze
+from forensics.store.record import record_report
+from tests.store.conftest import SAMPLE
+from tests.store.nightly import START, nightly, run_url
+
+PANIC_RULE = """
+[[rule]]
+id = "dynamo.runtime-panic"
+title = "A Dynamo runtime thread panicked (Rust)"
+category = "product"
+kind = "cause"
+priority = 60
+patterns = ['''thread '(?P<thread>[^']{1,80})' panicked at (?P<location>\\S{1,300}?):?$''']
+summary = "Thread {thread} panicked at {location}."
+advice = "The panic message on the next line names the failed assumption: a bug in the Rust runtime."
+tickets = ["DYN-77"]
+
+[[rule.examples]]
+source = "synthetic: the Rust panic line"
+text = '''
+thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:
+'''
+
+[[rule.near_misses]]
+source = "synthetic: a thread that only started"
+text = '''
+thread 'tokio-runtime-worker' started
+'''
+"""
+ENCODER_RULE = """
+[[rule]]
+id = "vllm.encoder-default-share"
+title = "An encoder engine asked for vLLM's default GPU share next to another engine"
+category = "test"
+kind = "cause"
+priority = 90
+patterns = ['''Free memory on device(?: \\S+)? \\((?P<free_gib>[\\d.]+)/(?P<total_gib>[\\d.]+) GiB\\) on startup''']
+summary = "Only {free_gib} of {total_gib} GiB were free."
+advice = "Give encoder-only engines a small gpu_memory_utilization."
+
+[[rule.examples]]
+source = "synthetic"
+text = '''
+ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired
+'''
+
+[[rule.near_misses]]
+source = "synthetic"
+text = '''
+Free memory on device cuda:0 (21.9/22.03 GiB) at shutdown
+'''
+"""
+GATED_NEVER_MATCHES = """
+[[rule]]
+id = "hf.gated-repo"
+title = "Hugging Face gated model (rewritten to match nothing)"
+category = "external-service"
+kind = "cause"
+patterns = ['''this wording appears in no log at all''']
+summary = "never"
+advice = "never"
+
+[[rule.examples]]
+source = "synthetic"
+text = '''
+this wording appears in no log at all
+'''
+
+[[rule.near_misses]]
+source = "synthetic"
+text = '''
+Access to model meta-llama/Llama-3.1-8B-Instruct is restricted.
+'''
+"""
+MIGRATION = "test_request_migration[qwen3-0.6b]"
+
+
+def _rules(tmp_path: Path, *texts: str) -> RuleSet:
+    paths = []
+    for number, text in enumerate(texts):
+        path = tmp_path / f"extra-{number}.toml"
+        path.write_text(text)
+        paths.append(path)
+    rules = load_rules(paths)
+    extra = [rule for rule in rules if rule.path in {str(path) for path in paths}]
+    assert len(extra) == len(texts)
+    for rule in extra:  # each extra rule proves itself with its examples and near misses
+        assert check_rule(rule).passed, rule.id
+    return rules
+
+
+def _panic_line(source: str) -> int:
+    """The panic's line number in the sample's log `source` (lines end at \\n only: the log has a bare \\r)."""
+    with zipfile.ZipFile(SAMPLE) as archive:
+        lines = archive.read(source).decode("utf-8", "replace").split("\n")
+    return next(
+        number for number, line in enumerate(lines, 1) if "thread 'tokio-runtime-worker' panicked" in line
+    )
+
+
+@pytest.fixture
+def recorded(store: Store, rule_pack: RuleSet, tmp_path: Path) -> Path:
+    """The sample artifact, cached at a path of its own, analysed with the shipped rules and recorded."""
+    cached = tmp_path / "cache" / "allure-results.zip"
+    cached.parent.mkdir()
+    shutil.copy(SAMPLE, cached)
+    record_report(store, nightly(analyze([str(cached)], rules=rule_pack), day=0))
+    return cached
+
+
+def test_the_same_rules_move_nothing_from_artifacts_or_evidence(
+    store: Store, recorded: Path, rule_pack: RuleSet
+) -> None:
+    cached = reanalyze(store, rules=rule_pack)
+    assert (cached.examined, cached.from_artifacts, cached.from_evidence, cached.moves) == (7, 7, 0, ())
+    recorded.unlink()
+    kept = reanalyze(store, rules=rule_pack)  # every verdict is found again in the stored windows alone
+    assert (kept.examined, kept.from_artifacts, kept.from_evidence, kept.moves) == (7, 0, 7, ())
+
+
+@pytest.mark.parametrize("artifact", ["cached", "expired"])
+def test_a_new_rule_explains_a_stored_failure(
+    store: Store, recorded: Path, tmp_path: Path, artifact: str
+) -> None:
+    if artifact == "expired":
+        recorded.unlink()
+    found = reanalyze(store, rules=_rules(tmp_path, PANIC_RULE))
+    [move] = found.moves
+    assert (move.test, move.run_url, move.run_at, move.change) == (
+        MIGRATION,
+        run_url(9_000_000),
+        START,
+        "explained",
+    )
+    assert (move.before_kind, move.before_key, move.after_kind, move.after_key) == (
+        "unexplained",
+        "e0f4aa876bc6",
+        "cause",
+        "dynamo.runtime-panic",
+    )
+    assert move.source == ("artifact" if artifact == "cached" else "evidence")
+    assert not move.applied and found.applied == 0
+    assert store.scalar("SELECT cause_key FROM tests WHERE name = ?", (MIGRATION,)) == "e0f4aa876bc6"
+
+
+def test_apply_writes_the_new_verdict_with_original_line_numbers(
+    store: Store, recorded: Path, tmp_path: Path
+) -> None:
+    recorded.unlink()
+    rules = _rules(tmp_path, PANIC_RULE)
+    source = store.scalar(
+        "SELECT e.source FROM evidence_logs e JOIN tests t ON t.id = e.test WHERE t.name = ?", (MIGRATION,)
+    )
+    assert reanalyze(store, rules=rules, apply=True).applied == 1
+    row = store.query(
+        "SELECT t.cause_kind, t.cause_key, f.kind, f.key, f.line, f.text, f.summary, f.tickets"
+        " FROM tests t JOIN findings f ON f.test = t.id WHERE t.name = ?",
+        (MIGRATION,),
+    )[0]
+    assert row[:5] == ("cause", "dynamo.runtime-panic", "cause", "dynamo.runtime-panic", _panic_line(source))
+    assert "panicked at lib/runtime/src/pipeline/network.rs:412:37" in row[5]
+    assert row[6] == "Thread tokio-runtime-worker panicked at lib/runtime/src/pipeline/network.rs:412:37."
+    assert '"DYN-77"' in row[7]
+    assert reanalyze(store, rules=rules).moves == ()
+    causes = {cause.key: cause for cause in history(store, now=START.replace(hour=12)).causes}
+    assert "e0f4aa876bc6" not in causes and causes["dynamo.runtime-panic"].tests == (MIGRATION,)
+
+
+def test_changed_causes_are_applied_and_lost_ones_are_not(
+    store: Store, recorded: Path, tmp_path: Path
+) -> None:
+    found = reanalyze(store, rules=_rules(tmp_path, ENCODER_RULE, GATED_NEVER_MATCHES), apply=True)
+    moves = [(move.change, move.before_key, move.after_key, move.applied) for move in found.moves]
+    assert moves == [
+        ("changed", "vllm.startup-free-memory", "vllm.encoder-default-share", True),
+        ("changed", "vllm.startup-free-memory", "vllm.encoder-default-share", True),
+        ("changed", "vllm.startup-free-memory", "vllm.encoder-default-share", True),
+        ("lost", "hf.gated-repo", found.moves[3].after_key, False),
+    ]
+    assert found.moves[3].after_kind == "unexplained"
+    keys = dict(store.query("SELECT cause_key, COUNT(*) FROM tests WHERE failing = 1 GROUP BY cause_key"))
+    assert keys["vllm.encoder-default-share"] == 3 and keys["hf.gated-repo"] == 1
+
+
+def test_the_selection_limits_what_is_reanalysed(store: Store, recorded: Path, tmp_path: Path) -> None:
+    from forensics.store.queries import Filters
+
+    rules = _rules(tmp_path, PANIC_RULE)
+    assert reanalyze(store, rules=rules, filters=Filters(branch="release")).examined == 0
+    assert reanalyze(store, rules=rules, since=START.replace(day=2)).examined == 0
+    assert reanalyze(store, rules=rules, since=START).examined == 7
+
+
+def test_a_plain_log_given_by_a_relative_path_is_found_again(
+    store: Store, rule_pack: RuleSet, workdir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    lines = [f"INFO step {number}" for number in range(400)]
+    lines[100] = "thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:"
+    lines[399] = "ERROR dynamo_runtime::runtime: tokio runtime worker terminated; aborting process"
+    (workdir / "job.log").write_text("\n".join(lines) + "\n")
+    record_report(store, analyze(["job.log"], rules=rule_pack))  # relative to the current folder
+    os.chdir(tmp_path_factory.mktemp("elsewhere"))
+    found = reanalyze(store, rules=_rules(workdir, PANIC_RULE))
+    [move] = found.moves
+    assert (move.test, move.change, move.after_key, move.source) == (
+        "job.log",
+        "explained",
+        "dynamo.runtime-panic",
+        "artifact",  # line 101 is outside the stored window (the last 200 lines): only the whole log has it
+    )
