@@ -1,0 +1,99 @@
+"""The static site: index.html, a page per cause, data.json and the assets, written to one folder."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from forensics.dashboard.cause_page import render_cause_page
+from forensics.dashboard.chart import OTHER_COLOUR, Series, plan_series
+from forensics.dashboard.index_page import render_index
+from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET
+from forensics.dashboard.model import Cause, Dashboard
+from forensics.dashboard.parse import parse_dashboard
+from forensics.dashboard.slugs import unique_slugs
+
+INDEX = "index.html"
+DATA = "data.json"
+CAUSES = "causes"
+ASSETS = (STYLESHEET, SCRIPT)
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Every file of the site as relative path → text, and the parsed document it shows."""
+
+    dashboard: Dashboard
+    files: tuple[tuple[str, str], ...]
+
+    @property
+    def cause_pages(self) -> tuple[str, ...]:
+        """The relative paths of the cause pages."""
+        return tuple(path for path, _ in self.files if path.startswith(f"{CAUSES}/"))
+
+
+def cause_paths(dashboard: Dashboard) -> dict[str, str]:
+    """Cause key → its page's path relative to the site's top (`causes/<slug>.html`)."""
+    slugs = unique_slugs(cause.key for cause in dashboard.causes)
+    return {key: f"{CAUSES}/{slug}.html" for key, slug in slugs.items()}
+
+
+def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Site:
+    """Render every page from the dashboard document, without touching the disk (but for the packaged assets)."""
+    dashboard = parse_dashboard(data, source=source)
+    pages = cause_paths(dashboard)
+    series = plan_series(dashboard)
+    files = [(INDEX, render_index(dashboard, pages=pages, series=series))]
+    files += [
+        (pages[cause.key], render_cause_page(dashboard, cause, series=_series_of(cause, series)))
+        for cause in dashboard.causes
+    ]
+    files.append((DATA, json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
+    assets = resources.files("forensics.dashboard")
+    files += [(asset, assets.joinpath(asset).read_text(encoding="utf-8")) for asset in ASSETS]
+    return Site(dashboard=dashboard, files=tuple(files))
+
+
+def write_dashboard(data: Mapping[str, Any], out_dir: Path, *, source: str = "dashboard data") -> list[Path]:
+    """Write the site into `out_dir` (created if needed) and return the files written, index.html first.
+
+    Cause pages an earlier build wrote for causes that are gone are removed, so no stale page stays reachable
+    by its old address; files this tool did not write are left alone.
+    """
+    site = build_site(data, source=source)
+    written = []
+    for relative, text in site.files:
+        path = out_dir / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    _remove_stale_pages(out_dir / CAUSES, keep=set(written))
+    return written
+
+
+def _series_of(cause: Cause, series: tuple[Series, ...]) -> Series:
+    """The cause alone, in the colour it has on the front page."""
+    holder = next((one for one in series if one.claims(cause.key)), None)
+    colour = holder.colour if holder is not None else OTHER_COLOUR
+    return Series(
+        key=cause.key,
+        label=cause.title,
+        colour=colour,
+        members=frozenset({cause.key}),
+        hatched=not cause.explained,
+    )
+
+
+def _remove_stale_pages(folder: Path, *, keep: set[Path]) -> None:
+    marker = f'<meta name="generator" content="{GENERATOR}">'.encode()
+    for path in folder.glob("*.html"):
+        if path in keep:
+            continue
+        with path.open("rb") as stream:
+            head = stream.read(1024)
+        if marker in head:
+            path.unlink()
