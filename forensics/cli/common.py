@@ -84,9 +84,17 @@ class ReportSettings:
 
     def finish(self, report: Report) -> None:
         """Write the report, then exit 3 when a --fail-on condition holds."""
+        self.emit(report)
+        if code := self.exit_code(report):
+            sys.exit(code)
+
+    def emit(self, report: Report) -> None:
+        """Write the report in the chosen format to --output or stdout."""
         emit(report, self.output_format, self.output)
-        if should_fail(report, self.fail_on):
-            sys.exit(EXIT_FAIL_ON)
+
+    def exit_code(self, report: Report) -> int:
+        """3 when a --fail-on condition holds, else 0."""
+        return EXIT_FAIL_ON if should_fail(report, self.fail_on) else 0
 
 
 def report_options(command: _F) -> _F:
