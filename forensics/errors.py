@@ -60,3 +60,7 @@ class UnavailableError(ServiceError):
 
 class StoreError(ForensicsError):
     """The history store cannot be opened or migrated."""
+
+
+class StoreNotFoundError(StoreError):
+    """No history store where one was to be read: reading commands never create one."""

@@ -19,16 +19,29 @@ _SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "API_KEY")
 _COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "TERM")
 
 
+_SERVICE_PREFIXES = ("GITHUB_", "GH_", "LINEAR_", "JIRA_", "CI_FORENSICS_")
+_KEPT = {"CI_FORENSICS_TEST_POSTGRES"}  # the throwaway server .ci/services started for the store tests
+
+
 @pytest.fixture(autouse=True)
-def quiet_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No tokens or colour settings from the machine leak into a test."""
+def quiet_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """No tokens, service settings or colour settings from the machine leak into a test.
+
+    The per-user cache and data folders point into a temporary folder, so no test can touch a developer's
+    download cache or history store (or a team store named by CI_FORENSICS_STORE).
+    """
     for name in list(os.environ):
+        if name in _KEPT:
+            continue
         if (
             any(word in name for word in _SECRET_WORDS)
             or name in _COLOUR_VARIABLES
-            or name.startswith("GITHUB_")
+            or name.startswith(_SERVICE_PREFIXES)
         ):
             monkeypatch.delenv(name, raising=False)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from forensics.render.markdown import render_markdown
 from forensics.report.saved import load_report
 from forensics.version import __version__
 from tests.fakes.github import TOKEN, FakeGitHub, running_github
+from tests.fakes.linear import API_KEY, FakeLinear, running_linear
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
@@ -68,6 +70,7 @@ def test_action_metadata_is_a_composite_action_with_documented_inputs_and_output
         "unexplained",
         "groups",
         "problems",
+        "tickets-failed",
     }
     for name, spec in action["outputs"].items():
         assert spec.get("description") and EXPRESSION.fullmatch(spec["value"]), name
@@ -104,12 +107,25 @@ def test_every_expression_is_supported_and_refers_to_something_declared() -> Non
         assert EXPRESSION.fullmatch(spec["value"])[1].split(".")[1] in earlier  # type: ignore[index]
 
 
-def test_the_token_reaches_only_the_fetch_step() -> None:
+@pytest.mark.parametrize(
+    ("name", "variable"),
+    [
+        ("token", "GITHUB_TOKEN"),
+        ("linear-api-key", "LINEAR_API_KEY"),
+        ("jira-base-url", "JIRA_BASE_URL"),
+        ("jira-email", "JIRA_EMAIL"),
+        ("jira-api-token", "JIRA_API_TOKEN"),
+        ("jira-projects", "JIRA_PROJECTS"),
+        ("store", "CI_FORENSICS_STORE"),  # a postgresql:// URL may hold a password
+    ],
+)
+def test_credentials_and_the_store_reach_only_the_fetch_step(name: str, variable: str) -> None:
     steps = _load(ACTION)["runs"]["steps"]
-    holding = [step["id"] for step in steps if "inputs.token" in str(step)]
+    expression = f"${{{{ inputs.{name} }}}}"
+    holding = [step["id"] for step in steps if expression in str(step)]
     assert holding == ["fetch"]
     fetch = next(step for step in steps if step.get("id") == "fetch")
-    assert fetch["env"]["GITHUB_TOKEN"] == "${{ inputs.token }}"
+    assert fetch["env"][variable] == expression
 
 
 # --- the example workflow ---------------------------------------------------------------------------------
@@ -122,8 +138,20 @@ def test_example_workflow_runs_the_action_after_the_test_jobs_fail() -> None:
     test_jobs = set(jobs) - {"forensics"}
     assert test_jobs and set(forensics["needs"]) == test_jobs
     assert forensics["if"] == "failure()"
-    assert forensics["permissions"] == {"actions": "read", "contents": "read"}
+    assert forensics["permissions"] == {
+        "actions": "read",
+        "contents": "read",
+        "issues": "write",  # annotate comments on issues …
+        "pull-requests": "write",  # … and pull requests
+    }
     action_step = next(step for step in forensics["steps"] if step.get("uses") == "./")
+    wanted = ("annotate", "linear-api-key", "record", "store")
+    assert {name: action_step["with"][name] for name in wanted} == {
+        "annotate": True,
+        "linear-api-key": "${{ secrets.LINEAR_API_KEY }}",
+        "record": True,
+        "store": "${{ secrets.CI_FORENSICS_STORE }}",
+    }
     upload = forensics["steps"][-1]
     assert upload["uses"].startswith("actions/upload-artifact@")
     assert upload["with"]["path"] == f"${{{{ steps.{action_step['id']}.outputs.report-path }}}}"
@@ -250,12 +278,21 @@ def evaluate(text: str, context: dict[str, str], steps: dict[str, dict[str, str]
     return EXPRESSION.sub(one, text)
 
 
-def run_action(tmp_path: Path, *, api_url: str, with_inputs: dict[str, str]) -> ActionRun:
-    """Run action.yml's steps with the runner's env vars and files, in order, until one fails."""
+def run_action(
+    tmp_path: Path,
+    *,
+    api_url: str,
+    with_inputs: dict[str, str],
+    job_environment: dict[str, str] | None = None,
+) -> ActionRun:
+    """Run action.yml's steps with the runner's env vars and files, in order, until one fails.
+
+    `job_environment` is what a workflow's `env:` gives every step of the job.
+    """
     action = _load(ACTION)
     runner_temp, workspace, files = tmp_path / "runner-temp", tmp_path / "workspace", tmp_path / "files"
     for folder in (runner_temp, workspace, files):
-        folder.mkdir()
+        folder.mkdir(parents=True)
     context = {
         "github.token": TOKEN,
         "github.repository": REPOSITORY,
@@ -280,6 +317,7 @@ def run_action(tmp_path: Path, *, api_url: str, with_inputs: dict[str, str]) -> 
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_ENV": str(files / "env"),
         "GITHUB_PATH": str(files / "path"),
+        **(job_environment or {}),
     }
     steps: dict[str, dict[str, str]] = {step["id"]: {} for step in action["runs"]["steps"] if "id" in step}
     stdout, stderr, summaries = [], [], []
@@ -334,7 +372,8 @@ def run_action(tmp_path: Path, *, api_url: str, with_inputs: dict[str, str]) -> 
 def nightly() -> Iterator[FakeGitHub]:
     """A failed nightly run: one failed job with its allure artifact (the bundled sample), one green job."""
     with running_github(repository=REPOSITORY) as github:
-        github.add_run(RUN_ID)
+        # it failed an hour ago: inside every window of `history` and of the ticket comments' counts
+        github.add_run(RUN_ID, created_at=f"{datetime.now(UTC) - timedelta(hours=1):%Y-%m-%dT%H:%M:%SZ}")
         github.add_job(RUN_ID, JOB_ID)
         github.add_job(RUN_ID, JOB_ID + 1, name="vllm / Test cpu (amd64)", conclusion="success")
         github.add_artifact(RUN_ID, f"allure-results-vllm-Test-amd64-{RUN_ID}-{JOB_ID}", SAMPLE.read_bytes())
@@ -359,6 +398,7 @@ def test_the_action_writes_summary_annotations_outputs_and_the_report(
         "unexplained": "1",
         "groups": "5",
         "problems": "0",
+        "tickets-failed": "false",
     }
     assert {name: int(run.outputs[name]) for name in ("failing", "explained", "unexplained", "groups")} == {
         name: document["summary"][name] for name in ("failing", "explained", "unexplained", "groups")
@@ -373,6 +413,7 @@ def test_the_action_writes_summary_annotations_outputs_and_the_report(
     assert sum(line.startswith("::warning title=Unexplained failure") for line in annotations) == 1
     # the token reached the API, and nothing else
     assert {request.headers.get("authorization") for request in nightly.api_requests()} == {f"Bearer {TOKEN}"}
+    assert nightly.api_requests("/comments") == []  # annotate is off by default
     assert TOKEN not in run.everything() and TOKEN not in report_path.read_text()
     assert (tmp_path / "runner-temp" / "ci-forensics-cache").is_dir()  # not the runner's home folder
     assert run.files["env"] == run.files["path"] == ""
@@ -388,7 +429,7 @@ def test_fail_on_fails_the_action_after_everything_is_written(tmp_path: Path, ni
         "report-path": str(report_path),
     }
     run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
-    assert (run.exit_code, run.failed_step) == (3, "Apply fail-on"), run.stderr
+    assert (run.exit_code, run.failed_step) == (3, "Apply fail-on and the ticket outcomes"), run.stderr
     assert nightly.api_requests(f"/actions/jobs/{JOB_ID}")  # --job, not --run
     assert report_path.is_file() and run.summary.startswith("## ci-forensics: 7 failing tests")
     assert run.outputs["report-path"] == str(report_path) and run.outputs["unexplained"] == "1"
@@ -410,6 +451,8 @@ def test_fail_on_fails_the_action_after_everything_is_written(tmp_path: Path, ni
         ),
         ({"formats": "markdown html"}, "unknown format 'html' in the formats input"),
         ({"install": "yes"}, "the install input must be true or false, not 'yes'"),
+        ({"annotate": "on"}, "the annotate input must be true or false, not 'on'"),
+        ({"record": "True"}, "the record input must be true or false, not 'True'"),
     ],
 )
 def test_bad_inputs_stop_before_any_download(
@@ -447,18 +490,147 @@ def test_an_unusable_interpreter_is_named(
 def test_a_fetch_error_fails_the_action_with_the_hint_and_no_token(
     tmp_path: Path, nightly: FakeGitHub
 ) -> None:
-    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={**_PREINSTALLED, "run-id": "1"})
+    stale = tmp_path / "report.json"  # an earlier run's report must not pass for this one's
+    stale.write_text(json.dumps({"summary": {"failing": 0}}))
+    inputs = {**_PREINSTALLED, "run-id": "1", "report-path": str(stale)}
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
     assert (run.exit_code, run.failed_step) == (1, "Fetch and analyse the test results")
     assert "Error: " in run.stderr and "Hint: " in run.stderr
     assert set(run.outputs.values()) == {""} and TOKEN not in run.everything()
+    assert not stale.exists()
 
 
 @pytest.mark.slow
 def test_the_action_installs_the_tool_from_its_own_checkout(tmp_path: Path, nightly: FakeGitHub) -> None:
-    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={"formats": "github"})
+    store = tmp_path / "history.sqlite3"
+    inputs = {"formats": "github", "record": "true", "store": str(store)}
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
     assert (run.exit_code, run.failed_step) == (0, None), run.stderr
     venv_python = tmp_path / "runner-temp" / "ci-forensics-venv" / "bin" / "python"
     assert f"ci-forensics, version {__version__}" in run.stdout
     assert run.outputs["unexplained"] == "1" and run.summary == ""
-    assert venv_python.is_file()
+    assert venv_python.is_file() and store.is_file()
     assert "::error title=GPU already in use" in run.stdout
+    # record may name a PostgreSQL store the setup step cannot see: the driver comes with it
+    subprocess.run([str(venv_python), "-c", "import psycopg"], check=True, timeout=60)
+
+
+# --- annotate and record: the action's steps against fake GitHub and Linear APIs ---------------------------
+
+TICKETS_ERROR = (
+    "::error title=ci-forensics::some tickets could not be annotated: the log of the step "
+    "'Fetch and analyse the test results' names each and why"
+)
+
+
+@pytest.fixture
+def linear() -> Iterator[FakeLinear]:
+    """Linear's GraphQL API on a server of its own; its issues are added by each test."""
+    with running_linear() as fake:
+        yield fake
+
+
+def _annotate(tmp_path: Path, github: FakeGitHub, linear: FakeLinear, **inputs: str) -> ActionRun:
+    """The action with annotate on, the Linear key as a workflow passes it from a secret."""
+    return run_action(
+        tmp_path,
+        api_url=github.api.url,
+        with_inputs={**_PREINSTALLED, "annotate": "true", "linear-api-key": API_KEY, **inputs},
+        job_environment={"LINEAR_API_URL": linear.url},
+    )
+
+
+def _assert_no_secret(run: ActionRun) -> None:
+    for secret in (TOKEN, API_KEY):
+        assert secret not in run.everything()
+
+
+def test_annotate_comments_once_on_each_ticket_and_a_second_run_changes_nothing(
+    tmp_path: Path, nightly: FakeGitHub, linear: FakeLinear
+) -> None:
+    linear.add_issue("OPS-4445")  # the sample's GPU failures link OPS-4445 and ai-dynamo/dynamo#8443
+    first = _annotate(tmp_path / "first", nightly, linear)
+    assert (first.exit_code, first.failed_step) == (0, None), first.stderr
+    assert "OPS-4445 (linear): created (3 failing tests)" in first.stderr
+    assert f"{REPOSITORY}#8443 (github): created (3 failing tests)" in first.stderr
+    (comment,) = linear.comments_of("OPS-4445")
+    assert "GPU already in use" in comment["body"] and f"/job/{JOB_ID}" in comment["body"]
+    assert len(nightly.comments[8443]) == 1
+    assert first.outputs["tickets-failed"] == "false" and first.outputs["unexplained"] == "1"
+    assert first.summary.startswith("## ci-forensics: 7 failing tests")
+    assert "::error title=GPU already in use" in first.stdout  # the annotations as without annotate
+
+    second = _annotate(tmp_path / "second", nightly, linear)
+    assert (second.exit_code, second.failed_step) == (0, None), second.stderr
+    assert "OPS-4445 (linear): unchanged" in second.stderr
+    assert f"{REPOSITORY}#8443 (github): unchanged" in second.stderr
+    assert linear.comments_of("OPS-4445") == [comment] and len(nightly.comments[8443]) == 1
+    assert linear.writes() == ["commentCreate"]
+    assert second.outputs == {**first.outputs, "report-path": second.outputs["report-path"]}
+    for run in (first, second):
+        _assert_no_secret(run)
+    assert API_KEY not in comment["body"] and TOKEN not in nightly.comments[8443][0]["body"]
+    # the token went to GitHub only, the key to Linear only
+    assert {request.headers.get("authorization") for request in nightly.api_requests()} == {f"Bearer {TOKEN}"}
+    assert {request.headers.get("authorization") for request in linear.server.requests} == {API_KEY}
+
+
+def test_a_ticket_that_cannot_be_annotated_fails_the_action_after_everything_is_written(
+    tmp_path: Path, nightly: FakeGitHub, linear: FakeLinear
+) -> None:
+    # OPS-4445 does not exist in this Linear; the `tickets` input adds an issue of the repository
+    run = _annotate(tmp_path, nightly, linear, tickets=f"{REPOSITORY}#77\n", **{"fail-on": "unexplained"})
+    assert (run.exit_code, run.failed_step) == (4, "Apply fail-on and the ticket outcomes")
+    assert "OPS-4445 (linear): failed (3 failing tests)" in run.stderr  # the tool's own lines stay in the log
+    assert f"{REPOSITORY}#8443 (github): created" in run.stderr
+    assert f"{REPOSITORY}#77 (github): created (7 failing tests)" in run.stderr
+    assert len(nightly.comments[77]) == len(nightly.comments[8443]) == 1
+    assert run.stdout.splitlines()[-2:] == [
+        "::error title=ci-forensics::fail-on matched (unexplained): see the step summary",  # 4 outranked 3
+        TICKETS_ERROR,
+    ]
+    report_path = tmp_path / "runner-temp" / "ci-forensics-report.json"
+    assert run.summary == render_markdown(load_report(report_path))
+    assert run.outputs["report-path"] == str(report_path)
+    assert (run.outputs["failing"], run.outputs["tickets-failed"]) == ("7", "true")
+    _assert_no_secret(run)
+
+
+def test_record_keeps_the_run_in_the_store_that_history_reads(tmp_path: Path, nightly: FakeGitHub) -> None:
+    store = tmp_path / "history.sqlite3"
+    inputs = {**_PREINSTALLED, "record": "true", "store": str(store)}
+    run = run_action(tmp_path / "action", api_url=nightly.api.url, with_inputs=inputs)
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    assert f"Recorded github {REPOSITORY} run {RUN_ID} into {store}: 19 tests (7 failing)" in run.stderr
+    assert store.is_file()
+    assert run.outputs["tickets-failed"] == "false"
+    history = subprocess.run(
+        [sys.executable, "-m", "forensics", "history", "--store", str(store), "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    causes = {cause["key"]: cause for cause in json.loads(history.stdout)["causes"]}
+    assert causes["vllm.startup-free-memory"]["counts"]["total"] == 3
+    assert "vllm.startup-free-memory" in causes
+    _assert_no_secret(run)
+
+
+def test_a_store_that_cannot_be_reached_fails_the_action_after_everything_is_written(
+    tmp_path: Path, nightly: FakeGitHub
+) -> None:
+    password = "S3cretStorePassw0rd"
+    store = f"postgresql://forensics:{password}@127.0.0.1:1/history"  # nothing listens on port 1
+    inputs = {**_PREINSTALLED, "record": "true", "store": store, "fail-on": "failures"}
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
+    assert (run.exit_code, run.failed_step) == (1, "Apply fail-on and the ticket outcomes")
+    assert "Error: cannot connect to history store" in run.stderr
+    assert run.summary.startswith("## ci-forensics: 7 failing tests")
+    assert (run.outputs["failing"], run.outputs["tickets-failed"]) == ("7", "false")
+    assert run.stdout.splitlines()[-2:] == [
+        "::error title=ci-forensics::fail-on matched (failures): see the step summary",
+        "::error title=ci-forensics::ci-forensics failed after writing the report (exit code 1): the log of "
+        "the step 'Fetch and analyse the test results' says why",
+    ]
+    assert password not in run.everything()

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from forensics.cli.main import main
+from forensics.cli.main import SAMPLE, main
+from tests.dashboard_data import dashboard_document
 
 SEED_LINE = (
     "[BASH] [rank0]: ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired "
@@ -117,3 +118,66 @@ def test_python_dash_m_runs_the_cli() -> None:
         [sys.executable, "-m", "forensics", "--version"], capture_output=True, text=True, check=False
     )
     assert completed.returncode == 0 and "ci-forensics" in completed.stdout
+
+
+def test_an_unwritable_output_is_an_error_with_a_hint(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = CliRunner().invoke(main, ["analyze", "--demo", "-o", str(blocker / "report.json")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
+    assert "Error: cannot write the report to" in result.output
+    assert "Hint: give --output a file" in result.output
+
+
+def test_a_store_that_fails_never_costs_the_report(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    out = tmp_path / "report.json"
+    result = _run(
+        "analyze",
+        "--demo",
+        "--format",
+        "json",
+        "-o",
+        str(out),
+        "--record",
+        "--store",
+        str(blocker / "h.sqlite3"),
+    )
+    assert result.exit_code == 1
+    assert json.loads(out.read_text())["summary"]["failing"] == 7  # written before the store was tried
+    assert "Error: " in result.output and "h.sqlite3" in result.output
+
+
+def test_other_logs_beside_downloaded_artifacts_are_not_tests(tmp_path: Path) -> None:
+    folder = tmp_path / "artifacts"
+    folder.mkdir()
+    (folder / "allure-results-vllm-Test-amd64-1-2.zip").write_bytes(SAMPLE.read_bytes())
+    (folder / "pip.log").write_text("ERROR: pip's dependency resolver does not currently take into account\n")
+    (folder / "job-72349014718.log").write_text(SEED_LINE)
+    document = json.loads(_run("analyze", str(folder), "--format", "json").output)
+    assert document["summary"]["failing"] == 8  # the sample's 7 and the downloaded job log, not pip.log
+    assert [i["path"].rsplit("/", 1)[-1] for i in document["inputs"]] == [
+        "allure-results-vllm-Test-amd64-1-2.zip",
+        "job-72349014718.log",
+    ]
+
+
+def test_an_unwritable_dashboard_folder_is_an_error_with_a_hint(tmp_path: Path) -> None:
+    data = tmp_path / "data.json"
+    data.write_text(json.dumps(dashboard_document()), encoding="utf-8")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = CliRunner().invoke(main, ["dashboard", "--data", str(data), "--out", str(blocker / "site")])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "Error: cannot write the dashboard into" in result.output
+    assert "Hint: give --out a folder you can write to" in result.output
+
+
+def test_download_only_refuses_options_it_would_ignore(tmp_path: Path) -> None:
+    for extra in (["--record"], ["--annotate"], ["--format", "json"], ["--fail-on", "failures"]):
+        result = CliRunner().invoke(
+            main, ["fetch", "--job", "1", "--repo", "a/b", "--download-only", str(tmp_path), *extra]
+        )
+        assert result.exit_code == 2, extra
+        assert "--download-only only downloads" in result.output

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from forensics.cli.common import ReportSettings, report_options, translate_errors
+from forensics.cli.followups import finish_report
 from forensics.cli.history import StoreSettings, store_options
 from forensics.report.build import analyze
 
@@ -28,5 +29,4 @@ def analyze_command(
         raise click.UsageError("give an allure-results folder, an artifact .zip or a log file (or --demo)")
     options = settings.analyze_options()
     report = analyze(inputs, rules=settings.rules(), options=options)
-    store_settings.record_report(report, redactor=options.redactor)
-    settings.finish(report)
+    finish_report(report, settings=settings, store=store_settings, redactor=options.redactor)

@@ -15,7 +15,7 @@ import regex
 from rich.console import Console
 
 from forensics.engine.scanner import ScanLimits
-from forensics.errors import ForensicsError
+from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Report
 from forensics.render import RENDERERS
@@ -39,13 +39,18 @@ def translate_errors(command: _F) -> _F:
         try:
             return command(*args, **kwargs)
         except ForensicsError as err:
-            console = Console(stderr=True, highlight=False)
-            console.out(f"Error: {err.message}", highlight=False)
-            if err.hint:
-                console.out(f"Hint: {err.hint}", highlight=False)
+            show_error(err)
             sys.exit(EXIT_ERROR)
 
     return wrapper  # type: ignore[return-value]
+
+
+def show_error(err: ForensicsError) -> None:
+    """`Error: …` and `Hint: …` on stderr."""
+    console = Console(stderr=True, highlight=False)
+    console.out(f"Error: {err.message}", highlight=False)
+    if err.hint:
+        console.out(f"Hint: {err.hint}", highlight=False)
 
 
 def parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> int:
@@ -178,11 +183,17 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
         else:
             console.print(rendered)
         return
-    with output.open("w", encoding="utf-8") as stream:
-        if isinstance(rendered, str):
-            stream.write(rendered)
-        else:
-            Console(file=stream, width=120, no_color=True, highlight=False).print(rendered)
+    try:
+        with output.open("w", encoding="utf-8") as stream:
+            if isinstance(rendered, str):
+                stream.write(rendered)
+            else:
+                Console(file=stream, width=120, no_color=True, highlight=False).print(rendered)
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write the report to '{output}': {err.strerror or err}",
+            hint="give --output a file in a folder that exists and you can write to",
+        ) from err
 
 
 def should_fail(report: Report, fail_on: tuple[str, ...]) -> bool:

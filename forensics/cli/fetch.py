@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,8 +11,9 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
-from forensics.cli.annotate import EXIT_TICKETS_FAILED, AnnotateSettings, annotate_options, render_result
+from forensics.cli.annotate import AnnotateSettings, annotate_options
 from forensics.cli.common import ReportSettings, report_options, translate_errors
+from forensics.cli.followups import finish_report
 from forensics.cli.history import StoreSettings, store_options
 from forensics.report.build import analyze
 from forensics.report.redact import Redactor
@@ -89,6 +89,20 @@ def fetch_command(
         raise click.UsageError("--workflow and --latest-failed go together")
     if branch is not None and workflow is None:
         raise click.UsageError("--branch only narrows --workflow")
+    if download_only is not None:
+        ignored = [
+            flag
+            for flag, given in (
+                ("--annotate", annotate),
+                ("--record", store_settings.record),
+                ("--format", settings.output_format != "text"),
+                ("--output", settings.output is not None),
+                ("--fail-on", bool(settings.fail_on)),
+            )
+            if given
+        ]
+        if ignored:
+            raise click.UsageError(f"--download-only only downloads: {', '.join(ignored)} would do nothing")
     environment = os.environ
     target = GitHubActionsTarget(
         repository=resolve_repository(repository, environment=environment, directory=Path.cwd()),
@@ -114,17 +128,13 @@ def fetch_command(
         fetched = source.fetch(progress=progress)
     options = settings.analyze_options()
     report = analyze((), rules=rules, options=options, fetched=fetched)
-    store_settings.record_report(report, redactor=options.redactor)  # first: ticket counts include this run
-    settings.emit(report)
-    code = settings.exit_code(report)
-    if annotate:  # the report is on stdout; the ticket outcomes go to stderr
-        with store_settings.history_for(report) as history:
-            result = annotation.run(report, dry_run=False, history=history)
-        click.echo(render_result(result), err=True, nl=False)
-        if result.failed:  # a ticket that could not be annotated outranks --fail-on: nightlies always fail
-            code = EXIT_TICKETS_FAILED
-    if code:
-        sys.exit(code)
+    finish_report(
+        report,
+        settings=settings,
+        store=store_settings,
+        redactor=options.redactor,
+        annotation=annotation if annotate else None,
+    )
 
 
 def _print_saved(saved: SavedFetch, stderr: Console) -> None:

@@ -6,7 +6,7 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
@@ -43,7 +43,7 @@ class StoreSettings:
     """Whether to record the report, and into which store."""
 
     record: bool
-    location: str | None
+    location: str | None = field(repr=False)  # a postgresql:// URL may carry a password
 
     def open(self) -> Store:
         """The store (created and migrated when needed)."""

@@ -16,6 +16,7 @@ from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET
 from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import unique_slugs
+from forensics.errors import ConfigError
 
 INDEX = "index.html"
 DATA = "data.json"
@@ -66,12 +67,18 @@ def write_dashboard(data: Mapping[str, Any], out_dir: Path, *, source: str = "da
     """
     site = build_site(data, source=source)
     written = []
-    for relative, text in site.files:
-        path = out_dir / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    _remove_stale_pages(out_dir / CAUSES, keep=set(written))
+    try:
+        for relative, text in site.files:
+            path = out_dir / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+        _remove_stale_pages(out_dir / CAUSES, keep=set(written))
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write the dashboard into '{out_dir}': {err.strerror or err}",
+            hint="give --out a folder you can write to (it is created if missing)",
+        ) from err
     return written
 
 

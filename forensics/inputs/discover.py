@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from forensics.model import Problem
 STDIN = "-"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _SNIFF_BYTES = 8192
+_DOWNLOADED_JOB_LOG = re.compile(r"job-\d+\.log")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +73,9 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
     if has_results(names):
         return [archive]
     zips = [name for name in names if name.lower().endswith(".zip")]
-    # `fetch --download-only` saves a job's log beside its zips when it had no usable allure artifact
-    logs = [name for name in names if "/" not in name and name.lower().endswith(".log")]
+    # `fetch --download-only` saves a job's log (job-<id>.log) beside its zips when it had no usable allure
+    # artifact; other logs in such a folder (pip.log, …) are not test results and are left alone
+    logs = [name for name in names if _DOWNLOADED_JOB_LOG.fullmatch(name)]
     if zips or logs:  # a folder of downloaded artifacts: one broken zip spoils no other
         inputs: list[Input] = []
         for name in zips:

@@ -8,7 +8,7 @@ text field passes through here once, when the report is built; renderers never s
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import regex
 
@@ -69,7 +69,7 @@ _PATTERNS: tuple[tuple[regex.Pattern[str], str], ...] = (
 class Redactor:
     """Known secret shapes, plus exact values (e.g. of the environment's *_TOKEN variables)."""
 
-    secrets: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = field(default=(), repr=False)  # the values themselves: never shown
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str]) -> Redactor:

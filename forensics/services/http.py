@@ -154,11 +154,17 @@ class HttpClient:
                     allow_redirects=allow_redirects,
                     stream=stream,
                 )
-            except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema) as err:
+            # `from None` below: str() of a requests error carries the full URL, query and all (a signed URL
+            # is a credential), so only the error's type is shown and the chain is not kept.
+            except (
+                requests.exceptions.InvalidURL,
+                requests.exceptions.InvalidSchema,
+                requests.exceptions.MissingSchema,
+            ) as err:
                 raise ServiceError(
                     f"cannot reach {self.service} for {what}: its URL is not usable ({type(err).__name__})",
                     hint=f"check the {self.service} URL: it needs a scheme and a host, like https://host/api",
-                ) from err
+                ) from None
             except (
                 requests.ConnectionError,
                 requests.Timeout,
@@ -168,9 +174,14 @@ class HttpClient:
                     raise UnavailableError(
                         f"cannot reach {self.service} for {what} ({url_path(url)}): {type(err).__name__}",
                         hint=f"check the network and the {self.service} URL; it was tried {attempt} times",
-                    ) from err
+                    ) from None
                 self._back_off(attempt, f"{self.service} connection failed ({type(err).__name__})")
                 continue
+            except requests.RequestException as err:  # TooManyRedirects, InvalidHeader, …
+                raise ServiceError(
+                    f"{self.service} request for {what} ({url_path(url)}) failed: {type(err).__name__}",
+                    hint=f"check the {self.service} URL; retry later",
+                ) from None
             if response.status_code in ok:
                 return response
             wait = self.rate_limit_wait(response)
@@ -179,7 +190,7 @@ class HttpClient:
                 if wait > self.retry.max_rate_limit_wait or attempt >= self.retry.attempts:
                     raise RateLimitedError(
                         f"{self.service} rate limit reached while getting {what}: it asks to wait {wait:.0f} s",
-                        hint="retry later, use a token with a higher limit, or raise the wait limit",
+                        hint="retry after the limit resets, or use a token with a higher rate limit",
                         status=response.status_code,
                     )
                 self._say(f"{self.service} rate limit: waiting {wait:.0f} s before retrying {what}")
@@ -255,7 +266,7 @@ class HttpClient:
                         raise UnavailableError(
                             f"download of {what} kept failing after {attempt} tries: {reason}",
                             hint="retry later; a cached partial download is never used",
-                        ) from err
+                        ) from None
                     self._back_off(attempt, f"download of {what} interrupted ({type(err).__name__})")
                     continue
                 if expected_size is not None and result.size != expected_size:
@@ -289,7 +300,17 @@ class HttpClient:
         # A fresh session: no Authorization, no service headers; the signed URL is the credential.
         with requests.Session() as storage:
             storage.headers["User-Agent"] = USER_AGENT
-            response = storage.get(urljoin(first.url, location), timeout=self.timeout, stream=True)
+            try:
+                response = storage.get(urljoin(first.url, location), timeout=self.timeout, stream=True)
+            except (requests.ConnectionError, requests.Timeout) as err:
+                raise _RetryableDownloadError(
+                    f"the storage host did not answer ({type(err).__name__})"
+                ) from None
+            except requests.RequestException as err:  # a redirect loop, a malformed signed URL, …
+                raise ServiceError(
+                    f"the storage host failed the download of {what}: {type(err).__name__}",
+                    hint="signed download URLs live about a minute: retry later",
+                ) from None
             # 5xx, and 401/403 from a signed URL that expired on the way: a fresh redirect may do
             if response.status_code in _RETRY_STATUSES or response.status_code in (401, 403):
                 response.close()

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 Row = tuple[Any, ...]
+MISSING_HINT = "record one first: `ci-forensics analyze … --record` (or check --store / CI_FORENSICS_STORE)"
 
 
 class Store(ABC):

@@ -1,7 +1,8 @@
 """The store's tables and their numbered migrations; one `schema_version` table says which ran.
 
 A store written by a newer ci-forensics (a higher schema version than this one knows) is never touched:
-opening it is a `StoreError` that names the version to upgrade to.
+opening it is a `StoreError` that names the version to upgrade to. Reading commands migrate nothing:
+`require_current` refuses a store that is missing or older, and says which command upgrades it.
 
 Times are whole seconds since the epoch (UTC) in BIGINT columns, lists and mappings are JSON text:
 the same DDL means the same thing in SQLite and PostgreSQL.
@@ -9,8 +10,8 @@ the same DDL means the same thing in SQLite and PostgreSQL.
 
 from __future__ import annotations
 
-from forensics.errors import StoreError
-from forensics.store.base import Store
+from forensics.errors import StoreError, StoreNotFoundError
+from forensics.store.base import MISSING_HINT, Store
 from forensics.version import __version__
 
 _INITIAL = (
@@ -70,20 +71,33 @@ _INITIAL = (
         first_line INTEGER NOT NULL, text TEXT NOT NULL, message TEXT NOT NULL)""",
 )
 
-MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _INITIAL),)
+_INPUT_IDENTITY = (
+    # What the input at input_path held when it was recorded (see store/identity.py); '' when unknown.
+    # `reanalyze` reads the file again only while it still holds exactly that.
+    "ALTER TABLE evidence_logs ADD COLUMN input_identity TEXT NOT NULL DEFAULT ''",
+)
+
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = ((1, _INITIAL), (2, _INPUT_IDENTITY))
 """(version, statements) in order; append a new entry for every schema change, never edit a shipped one."""
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
 _UPGRADE_HINT = (
     "upgrade ci-forensics to {tool} or later (pip install -U ci-forensics), or use another --store"
 )
+_OLDER_HINT = (
+    "record into it once with this ci-forensics to upgrade it (`ci-forensics analyze … --record`, "
+    "`fetch … --record` or `reanalyze --apply`); reading commands never change a store"
+)
 
 
-def migrate(store: Store) -> int:
-    """Bring the store to SCHEMA_VERSION; StoreError when a newer ci-forensics wrote it. Returns the version."""
+def migrate(store: Store, *, target: int = SCHEMA_VERSION) -> int:
+    """Bring the store to `target` (default: SCHEMA_VERSION); StoreError when a newer ci-forensics wrote it.
+
+    Returns the version. A lower `target` builds a store as an older release left it (for upgrade tests).
+    """
     current, writer = _version(store) if _has_schema_table(store) else (0, "")
     _refuse_newer(store, current, writer)
-    if current == SCHEMA_VERSION:
+    if current >= target:
         return current
     with store.transaction():
         store.lock_for_migration()
@@ -93,14 +107,33 @@ def migrate(store: Store) -> int:
         current, writer = _version(store)  # again, under the lock: another process may have migrated
         _refuse_newer(store, current, writer)
         for version, statements in MIGRATIONS:
-            if version <= current:
+            if version <= current or version > target:
                 continue
             for statement in statements:
                 store.execute(statement.format(identity=store.identity_column))
             store.execute(
                 "INSERT INTO schema_version (version, tool_version) VALUES (?, ?)", (version, __version__)
             )
-    return SCHEMA_VERSION
+    return max(current, target)
+
+
+def require_existing(store: Store) -> None:
+    """StoreNotFoundError when the store holds no ci-forensics tables (nothing is created)."""
+    if not _has_schema_table(store):
+        raise StoreNotFoundError(f"no history store at '{store.location}'", hint=MISSING_HINT)
+
+
+def require_current(store: Store) -> None:
+    """For reading without writing: the store must exist at exactly SCHEMA_VERSION (it is never migrated)."""
+    require_existing(store)
+    current, writer = _version(store)
+    _refuse_newer(store, current, writer)
+    if current < SCHEMA_VERSION:
+        raise StoreError(
+            f"history store '{store.location}' has schema version {current}; this ci-forensics {__version__} "
+            f"reads version {SCHEMA_VERSION} and does not upgrade a store it only reads",
+            hint=_OLDER_HINT,
+        )
 
 
 def _version(store: Store) -> tuple[int, str]:

@@ -13,23 +13,29 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from forensics.errors import StoreError
-from forensics.store.base import Row, Store
+from forensics.errors import StoreError, StoreNotFoundError
+from forensics.store.base import MISSING_HINT, Row, Store
 
 BUSY_TIMEOUT_SECONDS = 60.0
 
 
 class SQLiteStore(Store):
-    """A history store in a SQLite file (created with its folder when missing)."""
+    """A history store in a SQLite file (created with its folder when missing, unless `create` is false)."""
 
     dialect = "sqlite"
     identity_column = "INTEGER PRIMARY KEY"
 
-    def __init__(self, path: Path, *, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+    def __init__(self, path: Path, *, create: bool = True, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
         self.location = str(path)
+        if not create and not path.is_file():
+            raise StoreNotFoundError(f"no history store at '{path}'", hint=MISSING_HINT)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.connection = sqlite3.connect(path, timeout=busy_timeout, isolation_level=None)
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                target: str | Path = path
+            else:  # mode=rw: if the file goes away meanwhile, fail instead of creating an empty one
+                target = f"{path.absolute().as_uri()}?mode=rw"
+            self.connection = sqlite3.connect(target, timeout=busy_timeout, isolation_level=None, uri=not create)
         except (OSError, sqlite3.Error) as err:
             raise StoreError(
                 f"cannot open history store '{path}': {err}",
@@ -37,7 +43,8 @@ class SQLiteStore(Store):
             ) from err
         try:
             self.connection.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-            self._use_wal(busy_timeout)
+            if create:  # every store this tool created is in WAL mode already; opening one changes nothing
+                self._use_wal(busy_timeout)
             self.connection.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe in WAL mode
             self.connection.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as err:

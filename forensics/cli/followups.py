@@ -1,0 +1,52 @@
+"""What happens after a report is built: write it, record it, annotate the tickets, pick the exit code.
+
+The report is written first, so a store or tracker that fails never costs it; recording comes before
+annotating, so ticket comments count this run. Exit code: 1 when recording failed, else 4 when a ticket
+could not be annotated, else 3 when a --fail-on condition holds (a nightly with failures always meets
+`--fail-on failures`, so it must not hide the other two).
+"""
+
+from __future__ import annotations
+
+import sys
+from contextlib import AbstractContextManager, nullcontext
+
+import click
+
+from forensics.annotate import History
+from forensics.cli.annotate import EXIT_TICKETS_FAILED, AnnotateSettings, render_result
+from forensics.cli.common import EXIT_ERROR, ReportSettings, show_error
+from forensics.cli.history import StoreSettings
+from forensics.errors import StoreError
+from forensics.model import Report
+from forensics.report.redact import Redactor
+
+
+def finish_report(
+    report: Report,
+    *,
+    settings: ReportSettings,
+    store: StoreSettings,
+    redactor: Redactor,
+    annotation: AnnotateSettings | None = None,
+) -> None:
+    """Emit, then record (--record), then annotate (--annotate); exit with the code the module doc gives."""
+    settings.emit(report)
+    code = settings.exit_code(report)
+    recorded = True
+    try:
+        store.record_report(report, redactor=redactor)
+    except StoreError as err:  # the report is out; say why the store refused and still annotate
+        show_error(err)
+        recorded, code = False, EXIT_ERROR
+    if annotation is not None:  # the report is on stdout; the ticket outcomes go to stderr
+        history: AbstractContextManager[History | None] = (
+            store.history_for(report) if recorded else nullcontext(None)
+        )
+        with history as cause_history:
+            result = annotation.run(report, dry_run=False, history=cause_history)
+        click.echo(render_result(result), err=True, nl=False)
+        if result.failed and code != EXIT_ERROR:
+            code = EXIT_TICKETS_FAILED
+    if code:
+        sys.exit(code)
