@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
+import json
+import multiprocessing
+import threading
+import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,8 +24,8 @@ from forensics.sources.base import FetchResult
 from forensics.sources.cache import DownloadCache
 from forensics.sources.github_actions import GitHubActionsSource, GitHubActionsTarget
 from forensics.sources.naming import stage_of, uploaded_artifact_ids
-from tests.fakes.github import TOKEN, FakeGitHub, running_github
-from tests.fakes.server import Reply
+from tests.fakes.github import SIGNATURE_SECRET, TOKEN, FakeGitHub, running_github
+from tests.fakes.server import Reply, Request
 from tests.fetch_scenario import (
     LOG_ONLY_JOB,
     REFERENCE_ZIP,
@@ -103,6 +110,29 @@ def test_a_job_gets_its_own_allure_artifacts_from_the_third_page(github: FakeGit
         ("self-hosted", "gpu", "amd64"),
     )
     assert job.failed_steps == ("Run GPU tests (parallel)",)
+
+
+def test_a_job_of_an_earlier_attempt_reports_that_attempt(github: FakeGitHub, tmp_path: Path) -> None:
+    # The fake lets the attempts differ in commit and time so the context shows which attempt it came from
+    github.add_run(900, head_sha="a" * 40, created_at="2026-04-21T08:00:00Z")
+    github.add_job(900, 9001, name="e2e", log=job_log(SEED_LINE))  # failed in attempt 1
+    github.rerun(900, head_sha="b" * 40, created_at="2026-04-22T08:00:00Z")
+    github.add_job(900, 9002, name="e2e", log=job_log(SEED_LINE))  # failed again in attempt 2
+
+    earlier = _fetch(github, tmp_path, job_id=9001).context
+    assert earlier is not None
+    assert (earlier.run_id, earlier.run_attempt) == (900, 1)
+    assert (earlier.head_sha, earlier.created_at) == ("a" * 40, "2026-04-21T08:00:00Z")
+    assert [job.job_id for job in earlier.jobs] == [9001]
+    assert github.api_requests("/actions/runs/900/attempts/1")
+
+    latest = _fetch(github, tmp_path, job_id=9002).context
+    assert latest is not None
+    assert (latest.run_attempt, latest.head_sha, latest.created_at) == (2, "b" * 40, "2026-04-22T08:00:00Z")
+
+    whole_run = _fetch(github, tmp_path, run_id=900).context  # --run: the latest attempt and its jobs only
+    assert whole_run is not None
+    assert (whole_run.run_attempt, [job.job_id for job in whole_run.jobs]) == (2, [9002])
 
 
 def test_look_alike_names_of_other_jobs_are_never_taken(github: FakeGitHub, tmp_path: Path) -> None:
@@ -234,6 +264,28 @@ def test_no_artifact_and_no_log_is_an_error_problem(
     assert raised.value.message.startswith("job 604 'lost runner': uploaded no allure artifact")
 
 
+@pytest.mark.parametrize("fault", ["redirect-loop", "dropped-connections"])
+def test_a_failing_storage_host_is_the_artifacts_problem_never_the_caches(
+    github: FakeGitHub, tmp_path: Path, fault: str
+) -> None:
+    github.add_run(505)
+    name = "allure-results-vllm-Test-amd64-505-605"
+    artifact = github.add_artifact(505, name, SAMPLE_ZIP.read_bytes())
+    github.add_job(505, 605, name="vllm / Test", log=job_log(SEED_LINE))
+    if fault == "redirect-loop":
+        github.looping.add(artifact["id"])
+    else:
+        dropped = Reply(body=SAMPLE_ZIP.read_bytes(), drop_after=0)
+        github.storage.fail_next(f"/blob/artifact-{artifact['id']}.zip", dropped, times=FAST.attempts)
+    result = _fetch(github, tmp_path, job_id=605)
+    assert [item.kind for item in result.files] == ["log"]
+    (problem,) = result.problems
+    assert problem.object == f"job 605 'vllm / Test': artifact '{name}'"
+    assert f"artifact '{name}' (run 505)" in problem.message
+    assert "download cache" not in problem.message
+    assert SIGNATURE_SECRET not in problem.message and "sig=" not in problem.message
+
+
 def test_one_broken_download_never_stops_the_others(github: FakeGitHub, tmp_path: Path) -> None:
     broken = next(a for a in github.artifacts[RUN_ID] if a["name"] == VLLM_ARTIFACTS[0])
     interrupted = Reply(body=REFERENCE_ZIP.read_bytes(), drop_after=4096)  # connection lost mid-download
@@ -269,6 +321,76 @@ def test_a_second_fetch_downloads_nothing(github: FakeGitHub, tmp_path: Path) ->
     assert len(github.storage_downloads) == downloads and second.downloaded == 0
     assert [item.path for item in second.files] == [item.path for item in first.files]
     assert len(github.api.requests) - api_calls == 1 + 1 + 3  # run, jobs, three artifact pages: metadata only
+
+
+def test_two_processes_sharing_the_cache_both_end_with_complete_files(
+    github: FakeGitHub, tmp_path: Path
+) -> None:
+    both_asked = threading.Barrier(2, timeout=5)
+
+    def answer_once_both_asked(request: Request) -> None:  # so the two downloads of each file overlap
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_asked.wait()
+
+    github.storage_gate = answer_once_both_asked
+    cache = tmp_path / "cache"
+    outcomes = [tmp_path / "first.json", tmp_path / "second.json"]
+    spawn = multiprocessing.get_context("spawn")  # fork would copy the fake servers' threads
+    processes = [
+        spawn.Process(target=_fetch_in_another_process, args=(github.api.url, str(cache), str(outcome)))
+        for outcome in outcomes
+    ]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout=60)
+        if process.exitcode is None:
+            process.kill()
+    assert [process.exitcode for process in processes] == [0, 0]
+    assert not both_asked.broken
+
+    (first_problems, *first), (second_problems, *second) = (json.loads(o.read_text()) for o in outcomes)
+    assert first == second
+    assert first_problems == second_problems == [f"job {LOG_ONLY_JOB} 'trtllm / Test cuda13.1 (amd64)'"]
+    assert [(name, downloaded) for name, downloaded, _ in first] == [
+        *(
+            (f"{artifact_id}.zip", True)
+            for artifact_id in _artifact_ids(github, *VLLM_ARTIFACTS, SGLANG_ARTIFACT)
+        ),
+        (f"{LOG_ONLY_JOB}.log", True),
+    ]
+    assert len(github.storage_downloads) == 2 * 4
+    cached = sorted(path for path in cache.rglob("*") if path.is_file())
+    assert sorted(path.name for path in cached) == sorted(name for name, _, _ in first)  # no partial left
+    blobs = {
+        **{f"{a['id']}.zip": github.blobs[f"artifact-{a['id']}.zip"] for a in github.artifacts[RUN_ID]},
+        f"{LOG_ONLY_JOB}.log": github.logs[LOG_ONLY_JOB].encode(),
+    }
+    for path in cached:
+        assert path.read_bytes() == blobs[path.name]
+    assert {name: digest for name, _, digest in first} == {
+        path.name: hashlib.sha256(blobs[path.name]).hexdigest() for path in cached
+    }
+
+
+def _artifact_ids(github: FakeGitHub, *names: str) -> list[int]:
+    by_name = {artifact["name"]: artifact["id"] for artifact in github.artifacts[RUN_ID]}
+    return [by_name[name] for name in names]
+
+
+def _fetch_in_another_process(api_url: str, cache: str, outcome: str) -> None:
+    """What one CI job's ci-forensics does: fetch the nightly run into the shared cache, then read each file."""
+    with GitHubClient(base_url=api_url, token=TOKEN, timeout=10, retry=FAST) as client:
+        target = GitHubActionsTarget(repository=REPOSITORY, run_id=RUN_ID)
+        result = GitHubActionsSource(client=client, target=target, cache=DownloadCache(Path(cache))).fetch()
+    files: list[object] = [[problem.object for problem in result.problems]]
+    for item in result.files:
+        data = item.path.read_bytes()
+        if item.kind == "zip":
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                assert archive.testzip() is None
+        files.append((item.path.name, item.downloaded, hashlib.sha256(data).hexdigest()))
+    Path(outcome).write_text(json.dumps(files))
 
 
 def test_a_damaged_cache_entry_is_downloaded_again(github: FakeGitHub, tmp_path: Path) -> None:

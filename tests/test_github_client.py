@@ -75,6 +75,24 @@ def test_requests_carry_githubs_headers(github: FakeGitHub) -> None:
     assert TOKEN not in repr(client)
 
 
+def test_an_earlier_attempt_of_a_run_reads_as_it_was(github: FakeGitHub) -> None:
+    github.add_run(101, head_sha="a" * 40)
+    github.rerun(101, head_sha="b" * 40)
+    with _client(github) as client:
+        first = client.get_run_attempt(REPO, 101, 1)
+        second = client.get_run_attempt(REPO, 101, 2)
+        latest = client.get_run(REPO, 101)
+        with pytest.raises(NotFoundError) as missing:
+            client.get_run_attempt(REPO, 101, 3)
+    assert (first.id, first.run_attempt, first.head_sha) == (101, 1, "a" * 40)
+    assert second == latest and (second.run_attempt, second.head_sha) == (2, "b" * 40)
+    assert [request.path for request in github.api_requests("/attempts/")][:2] == [
+        f"/repos/{REPO}/actions/runs/101/attempts/1",
+        f"/repos/{REPO}/actions/runs/101/attempts/2",
+    ]
+    assert "cannot get attempt 3 of run 101 of ai-dynamo/dynamo" in missing.value.message
+
+
 def test_artifact_listing_follows_link_pages(github: FakeGitHub) -> None:
     github.add_run(101)
     for index in range(230):

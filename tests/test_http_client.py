@@ -71,3 +71,14 @@ def test_a_dead_api_host_says_how_often_it_was_tried(tmp_path: Path) -> None:
     with pytest.raises(UnavailableError) as raised:
         _client(base).get_json("/repos/a/b/actions/jobs/1", what="job 1")
     assert "tried 2 times" in raised.value.hint and raised.value.__cause__ is None
+
+
+def test_a_malformed_signed_url_is_a_service_error(server: FakeServer, tmp_path: Path) -> None:
+    server.route(
+        "GET",
+        r"/download",
+        lambda _: Reply(status=302, headers={"Location": f"http://127.0.0.1:99999/b?{SIGNATURE}"}),
+    )
+    with pytest.raises(ServiceError) as raised:
+        _client(server.url).download("/download", tmp_path / "a.zip", what="artifact 'allure-results-x'")
+    assert "artifact 'allure-results-x'" in raised.value.message and SIGNATURE not in str(raised.value)

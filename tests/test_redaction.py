@@ -127,6 +127,8 @@ def test_short_environment_values_are_not_treated_as_secrets() -> None:
 
 
 def test_the_redactor_never_shows_the_secrets_it_holds() -> None:
-    redactor = Redactor.from_environment({"GITHUB_TOKEN": "ghp_" + "A" * 36, "DEPLOY_KEY": "s3cr3t-deploy-key"})
+    redactor = Redactor.from_environment(
+        {"GITHUB_TOKEN": "ghp_" + "A" * 36, "DEPLOY_KEY": "s3cr3t-deploy-key"}
+    )
     assert redactor.text("key=s3cr3t-deploy-key") == "key=[REDACTED]"  # *KEY* names count as secrets
     assert "ghp_" not in repr(redactor) and "s3cr3t" not in repr(redactor)

@@ -125,6 +125,12 @@ class GitHubClient:
         path = f"{_repo(repository)}/actions/runs/{int(run_id)}"
         return parse_run(self.http.get_json(path, what=f"run {run_id} of {repository}"), f"run {run_id}")
 
+    def get_run_attempt(self, repository: str, run_id: int, attempt: int) -> GitHubRun:
+        """One attempt of a workflow run, as it was then (`get_run` gives only the latest attempt)."""
+        path = f"{_repo(repository)}/actions/runs/{int(run_id)}/attempts/{int(attempt)}"
+        what = f"attempt {attempt} of run {run_id} of {repository}"
+        return parse_run(self.http.get_json(path, what=what), what)
+
     def list_run_jobs(self, repository: str, run_id: int, *, latest_only: bool = True) -> Iterator[GitHubJob]:
         """Every job of a run (of its latest attempt unless `latest_only` is False), across pages."""
         path = f"{_repo(repository)}/actions/runs/{int(run_id)}/jobs"

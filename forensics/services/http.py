@@ -306,7 +306,10 @@ class HttpClient:
                 raise _RetryableDownloadError(
                     f"the storage host did not answer ({type(err).__name__})"
                 ) from None
-            except requests.RequestException as err:  # a redirect loop, a malformed signed URL, …
+            except (
+                requests.RequestException,
+                ValueError,
+            ) as err:  # a redirect loop, a malformed signed URL, …
                 raise ServiceError(
                     f"the storage host failed the download of {what}: {type(err).__name__}",
                     hint="signed download URLs live about a minute: retry later",

@@ -121,9 +121,11 @@ class GitHubActionsSource:
     def _resolve(self) -> tuple[GitHubRun, list[GitHubJob]]:
         target, client = self.target, self.client
         if target.job_id is not None:
+            # The job may be from an earlier attempt than the run's latest: report the job's own attempt,
+            # as the history store keeps each attempt apart
             job = client.get_job(self.repository, target.job_id)
-            return client.get_run(self.repository, job.run_id), [job]
-        if target.run_id is not None:
+            return client.get_run_attempt(self.repository, job.run_id, job.run_attempt), [job]
+        if target.run_id is not None:  # the run's latest attempt, and (filter=latest) its jobs
             run = client.get_run(self.repository, target.run_id)
         else:
             assert target.workflow is not None

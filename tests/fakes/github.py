@@ -11,7 +11,7 @@ import copy
 import hashlib
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +40,8 @@ class FakeGitHub:
     storage: FakeServer
     repository: str = "ai-dynamo/dynamo"
     token: str | None = TOKEN
-    runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    runs: dict[int, dict[str, Any]] = field(default_factory=dict)  # each run as of its latest attempt
+    earlier_attempts: dict[tuple[int, int], dict[str, Any]] = field(default_factory=dict)
     workflows: dict[str, list[int]] = field(default_factory=dict)
     jobs: dict[int, dict[str, Any]] = field(default_factory=dict)
     artifacts: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
@@ -48,6 +49,8 @@ class FakeGitHub:
     logs: dict[int, str] = field(default_factory=dict)
     comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     gone: set[int] = field(default_factory=set)  # artifact ids that answer 410
+    looping: set[int] = field(default_factory=set)  # artifact ids whose storage URL redirects to itself
+    storage_gate: Callable[[Request], None] | None = None  # called before the storage host answers
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(9_000_001))
 
     def __post_init__(self) -> None:
@@ -55,6 +58,7 @@ class FakeGitHub:
         routes = [
             ("GET", rf"{base}/actions/jobs/(\d+)", self._get_job),
             ("GET", rf"{base}/actions/runs/(\d+)", self._get_run),
+            ("GET", rf"{base}/actions/runs/(\d+)/attempts/(\d+)", self._get_run_attempt),
             ("GET", rf"{base}/actions/runs/(\d+)/jobs", self._list_jobs),
             ("GET", rf"{base}/actions/runs/(\d+)/artifacts", self._list_artifacts),
             ("GET", rf"{base}/actions/workflows/([^/]+)/runs", self._list_workflow_runs),
@@ -133,12 +137,22 @@ class FakeGitHub:
             steps=steps,
             runner_name=runner_name,
             labels=list(labels),
-            run_attempt=1,
+            run_attempt=run["run_attempt"],
         )
         self.jobs[job_id] = job
         if log is not None:
             self.logs[job_id] = log
         return job
+
+    def rerun(self, run_id: int, **changes: Any) -> dict[str, Any]:
+        """A new attempt of a run (jobs added from now on belong to it); earlier attempts stay readable."""
+        run = self.runs[run_id]
+        attempt = run["run_attempt"]
+        self.earlier_attempts[(run_id, attempt)] = copy.deepcopy(run)
+        run.update(
+            run_attempt=attempt + 1, previous_attempt_url=f"{run['url']}/attempts/{attempt}", **changes
+        )
+        return run
 
     def add_artifact(
         self,
@@ -206,11 +220,25 @@ class FakeGitHub:
         run = self.runs.get(int(_group(request)))
         return Reply.json(run) if run else _not_found()
 
+    def _get_run_attempt(self, request: Request) -> Reply:
+        assert request.match is not None
+        run_id, attempt = int(request.match[1]), int(request.match[2])
+        run = self.runs.get(run_id)
+        if run is not None and run["run_attempt"] == attempt:
+            return Reply.json(run)
+        earlier = self.earlier_attempts.get((run_id, attempt))
+        return Reply.json(earlier) if earlier else _not_found()
+
     def _list_jobs(self, request: Request) -> Reply:
         run_id = int(_group(request))
         if run_id not in self.runs:
             return _not_found()
-        jobs = [job for job in self.jobs.values() if job["run_id"] == run_id]
+        latest = self.runs[run_id]["run_attempt"]
+        jobs = [
+            job
+            for job in self.jobs.values()
+            if job["run_id"] == run_id and (request.param("filter") == "all" or job["run_attempt"] == latest)
+        ]
         return self._page(request, jobs, "jobs")
 
     def _list_artifacts(self, request: Request) -> Reply:
@@ -256,6 +284,8 @@ class FakeGitHub:
         return Reply(status=302, headers={"Location": f"{self.storage.url}/blob/{blob}?{SIGNATURE}"})
 
     def _serve_blob(self, request: Request) -> Reply:
+        if self.storage_gate is not None:
+            self.storage_gate(request)
         if "authorization" in request.headers:  # as Azure blob storage answers a request with our token
             return Reply(
                 status=403,
@@ -266,7 +296,10 @@ class FakeGitHub:
             )
         if request.param("sig") != SIGNATURE_SECRET:
             return Reply(status=403, body="<Error><Code>AuthenticationFailed</Code></Error>")
-        data = self.blobs.get(_group(request))
+        name = _group(request)
+        if name in {f"artifact-{artifact_id}.zip" for artifact_id in self.looping}:
+            return Reply(status=302, headers={"Location": f"/blob/{name}?{SIGNATURE}"})
+        data = self.blobs.get(name)
         if data is None:
             return Reply(status=404, body="<Error><Code>BlobNotFound</Code></Error>")
         return Reply(body=data, headers={"Content-Type": "application/octet-stream"})
