@@ -419,26 +419,41 @@ def test_every_kind_of_secret_is_redacted_from_what_is_posted(
     assert "[REDACTED]" in body.text
 
 
+@pytest.mark.parametrize("kind", sorted(SECRETS))
 def test_secrets_and_mentions_in_logs_never_reach_a_posted_body_end_to_end(
-    tmp_path: Path, rule_pack: RuleSet
+    tmp_path: Path, rule_pack: RuleSet, kind: str
 ) -> None:
-    lines = [f"[BASH] {context.format(secret)}" for secret, context in SECRETS.values()]
-    mentions = [
+    secret, context = SECRETS[kind]
+    neighbour = f"setup step before {kind}:"  # plain text on the secret's line: proves the line was posted
+    lines = [  # the three lines before the cause: inside the excerpt's ±3 lines
+        f"[BASH] {neighbour} {context.format(secret)}",
         "[BASH] cc @someone and @ai-dynamo/ci-team: please look",
         "[BASH] see issue #123 and <b>bold</b>",
     ]
-    report = crafted_report(tmp_path, rule_pack, [*lines[:2], *mentions])  # within the excerpt's ±3 lines
-    redactor = Redactor.from_environment({"DEPLOY_SECRET": ENVIRONMENT_SECRET})
+    report = crafted_report(tmp_path, rule_pack, lines)
     result = annotate_report(
-        report, sinks={}, extra_tickets=["OPS-1"], dry_run=True, options=AnnotateOptions(redactor=redactor)
+        report,
+        sinks={},
+        extra_tickets=["OPS-1", "acme/tools#1", "INFRA-1"],
+        dry_run=True,
+        options=AnnotateOptions(
+            jira_base_url="https://acme.atlassian.net",
+            jira_projects=frozenset({"INFRA"}),
+            redactor=Redactor.from_environment({"DEPLOY_SECRET": ENVIRONMENT_SECRET}),
+        ),
     )
-    [outcome] = result.outcomes
-    body = outcome.body.text
-    assert outcome.action is Action.PLANNED
-    assert "@\u200dsomeone and @\u200dai-dynamo/ci-team" in body
-    assert regex.search(r"@[A-Za-z0-9]", body) is None  # nobody is paged
-    for secret, _ in SECRETS.values():
+    assert {(o.target.system, o.action) for o in result.outcomes} == {
+        ("linear", Action.PLANNED),
+        ("github", Action.PLANNED),
+        ("jira", Action.PLANNED),
+    }
+    for outcome in result.outcomes:
+        body = adf_text(outcome.body.document()) if outcome.body.format == "adf" else outcome.body.text
+        [posted] = [line for line in body.splitlines() if neighbour in line]
+        assert "[REDACTED]" in posted, posted  # the line is there, only the secret is gone
         assert secret not in body
+        assert "@\u200dsomeone and @\u200dai-dynamo/ci-team" in body
+        assert regex.search(r"@[A-Za-z0-9]", body) is None  # nobody is paged
 
 
 def test_mentions_outside_code_are_neutralised_and_markdown_in_log_text_is_escaped(nightly: Report) -> None:

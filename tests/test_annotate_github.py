@@ -131,6 +131,58 @@ def test_a_rate_limited_create_wrote_nothing_and_is_sent_again(
     assert len(_ours(github)) == 1
 
 
+@pytest.mark.parametrize("lost", ["502 after the write", "connection dropped after the write"])
+def test_a_rate_limited_create_then_a_write_whose_answer_is_lost_leaves_one_comment(
+    nightly: Report, github: FakeGitHubComments, lost: str
+) -> None:
+    secondary = {"message": "You have exceeded a secondary rate limit. Please wait a few minutes."}
+    github.create_faults.append(Reply.json(secondary, status=403, headers={"retry-after": "0"}))
+    if lost.startswith("502"):
+        github.answers_after_write.append(Reply.json({"message": "Bad Gateway"}, status=502))
+    else:
+        github.drop_create_answers = 1
+    assert _outcome(_annotate(nightly, github))[0] is Action.CREATED
+    assert len(_ours(github)) == 1
+    # refused (nothing written), then written with the answer lost: found by its marker, never resent
+    assert [r.method for r in github.writes()] == ["POST", "POST"]
+
+
+def test_a_long_rate_limit_on_the_create_fails_the_ticket_without_waiting(
+    nightly: Report, github: FakeGitHubComments
+) -> None:
+    github.create_faults.append(
+        Reply.json({"message": "API rate limit exceeded"}, 429, {"retry-after": "600"})
+    )
+    action, _, message, _ = _outcome(_annotate(nightly, github))
+    assert action is Action.FAILED and "rate limit" in message and "600 s" in message
+    assert [r.method for r in github.writes()] == ["POST"] and _ours(github) == []
+
+
+@pytest.mark.parametrize(
+    "reply", ["", "\n\nStill failing on my branch, see above."], ids=["quote", "quote+reply"]
+)
+def test_a_quote_reply_of_the_tools_deleted_comment_is_never_taken_for_it(
+    nightly: Report, github: FakeGitHubComments, reply: str
+) -> None:
+    assert _outcome(_annotate(nightly, github))[0] is Action.CREATED
+    [tool] = [c for c in github.comments_of(*PR) if c["body"].startswith("<!-- ci-forensics:v1 ")]
+    shown = tool["body"].partition("\n")[2]  # "Quote reply" copies what GitHub shows: not the HTML comment
+    quote = "\n".join(f"> {line}".rstrip() for line in shown.splitlines())
+    human = github.add_comment(*PR, quote + reply, login="octocat")
+    assert f"`{_marker_text(tool['body'])}`" in human["body"]  # the visible marker, quoted
+    github.delete_comment(*PR, tool["id"])
+
+    assert _outcome(_annotate(with_run(nightly, run_id=RUN_ID + 1), github))[0] is Action.CREATED
+    assert [c["body"] for c in github.comments_of(*PR) if c["id"] == human["id"]] == [quote + reply]
+    assert [r.method for r in github.writes()] == ["POST", "POST"]  # the person's comment was never edited
+    [ours] = [c for c in github.comments_of(*PR) if c["body"].startswith("<!-- ci-forensics:v1 ")]
+    assert f"#{RUN_ID + 1}" in ours["body"] and ours["user"]["login"] == "github-actions[bot]"
+
+
+def _marker_text(body: str) -> str:
+    return body.partition("<!-- ")[2].partition(" -->")[0]
+
+
 def test_a_500_on_reading_is_retried_and_a_lasting_one_fails_the_ticket(
     nightly: Report, github: FakeGitHubComments
 ) -> None:

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from forensics.annotate import Action, AnnotateOptions, AnnotateResult, annotate_report
+from forensics.annotate import Action, AnnotateOptions, AnnotateResult, TicketOutcome, annotate_report
+from forensics.errors import NotFoundError
 from forensics.model import Report
 from forensics.rules.model import RuleSet
 from forensics.services.http import RetryPolicy
@@ -125,6 +126,98 @@ def test_rate_limits_are_waited_out_on_reads_and_on_the_create(nightly: Report, 
     assert _outcome(_annotate(nightly, jira))[0] is Action.CREATED
     assert [r.method for r in jira.writes()] == ["POST", "POST"]
     assert len(_ours(jira)) == 1
+
+
+@pytest.mark.parametrize("lost", ["502 after the write", "connection dropped after the write"])
+def test_a_rate_limited_create_then_a_write_whose_answer_is_lost_leaves_one_comment(
+    nightly: Report, jira: FakeJira, lost: str
+) -> None:
+    jira.create_faults.append(Reply(status=429, body="Rate limit exceeded.", headers={"Retry-After": "0"}))
+    if lost.startswith("502"):
+        jira.answers_after_write.append(Reply(status=502, body="<html>502 Bad Gateway</html>"))
+    else:
+        jira.drop_create_answers = 1
+    assert _outcome(_annotate(nightly, jira))[0] is Action.CREATED
+    assert len(_ours(jira)) == 1
+    # refused (nothing written), then written with the answer lost: found by its marker, never resent
+    assert [r.method for r in jira.writes()] == ["POST", "POST"]
+
+
+@pytest.mark.parametrize("reply", [False, True], ids=["quote", "quote+reply"])
+def test_a_quote_of_the_tools_deleted_comment_is_never_taken_for_it(
+    nightly: Report, jira: FakeJira, reply: bool
+) -> None:
+    assert _outcome(_annotate(nightly, jira))[0] is Action.CREATED
+    tool = jira.comments_of(KEY)[-1]
+    quotable = [
+        node for node in tool["body"]["content"] if node["type"] in ("paragraph", "bulletList", "codeBlock")
+    ]
+    answer = [{"type": "paragraph", "content": [{"type": "text", "text": "Still failing, see above."}]}]
+    document = {
+        "type": "doc",
+        "version": 1,
+        "content": [{"type": "blockquote", "content": quotable}, *(answer if reply else [])],
+    }
+    human = jira.add_comment(KEY, json.loads(json.dumps(document)))
+    assert "ci-forensics:v1 key=jira:INFRA-12 " in adf_text(human["body"])  # the marker, quoted
+    jira.delete_comment(KEY, tool["id"])
+
+    assert _outcome(_annotate(with_run(nightly, run_id=RUN_ID + 1), jira))[0] is Action.CREATED
+    assert [c["body"] for c in jira.comments_of(KEY) if c["id"] == human["id"]] == [document]
+    assert [r.method for r in jira.writes()] == ["POST", "POST"]  # the person's comment was never edited
+    assert f"#{RUN_ID + 1}" in adf_text(jira.comments_of(KEY)[-1]["body"])
+
+
+def _outcomes(result: AnnotateResult) -> dict[str, TicketOutcome]:
+    return {outcome.target.key: outcome for outcome in result.outcomes}
+
+
+def test_refusals_name_the_issue_the_permission_and_the_settings_to_check(
+    nightly: Report, jira: FakeJira
+) -> None:
+    jira.add_issue("PLAT-9")
+    jira.forbidden.add("PLAT-9")
+    outcomes = _outcomes(_annotate(nightly, jira, tickets=("INFRA-404", "PLAT-9")))
+    missing = outcomes["INFRA-404"]
+    assert missing.message == "Jira has no issue INFRA-404 (or this account cannot see it)"
+    assert missing.hint == (
+        'check the issue key and JIRA_BASE_URL, and that the account (JIRA_EMAIL) has "Browse projects" '
+        "on project INFRA"
+    )
+    refused = outcomes["PLAT-9"]
+    assert refused.message == (
+        "Jira forbids a new comment on issue PLAT-9: You do not have the permission to comment on this issue."
+    )
+    assert refused.hint == (
+        'the Jira account (JIRA_EMAIL) lacks the "Add comments" permission on project PLAT: '
+        "ask a Jira admin to grant it, or use an account that has it"
+    )
+
+    wrong = _outcomes(_annotate(nightly, jira, api_token="ATATT3xWrongWrongWrongWrongWrong0123456789"))[KEY]
+    assert wrong.message == (
+        f"Jira refused the credentials for the comments of issue {KEY}: "
+        "You are not authenticated. Authentication required to perform this operation."
+    )
+    assert wrong.hint == (
+        "check JIRA_EMAIL and JIRA_API_TOKEN: the API token is missing, expired or revoked, "
+        "or belongs to another account than the email"
+    )
+    for outcome in (missing, refused, wrong):
+        assert "repository" not in outcome.hint and "GitHub" not in outcome.message + outcome.hint
+
+
+def test_a_comment_deleted_before_its_edit_is_named(jira: FakeJira) -> None:
+    client = JiraClient(base_url=jira.url, email=EMAIL, api_token=API_TOKEN, timeout=5, retry=FAST)
+    document = {
+        "type": "doc",
+        "version": 1,
+        "content": [{"type": "paragraph", "content": [{"type": "text", "text": "x"}]}],
+    }
+    with pytest.raises(NotFoundError) as caught:
+        client.update_comment(KEY, "99999", document)
+    client.close()
+    assert caught.value.message == f"Jira has no comment 99999 on issue {KEY} (or this account cannot see it)"
+    assert "next run posts a new one" in caught.value.hint
 
 
 def test_a_missing_issue_and_a_refused_comment_fail_alone(nightly: Report, jira: FakeJira) -> None:

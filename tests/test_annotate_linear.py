@@ -131,6 +131,34 @@ def test_a_rerun_after_a_crash_between_create_and_record_edits_the_comment(
     assert sum("ci-forensics:v1" in c["body"] for c in linear.comments_of("OPS-4445")) == 1
 
 
+@pytest.mark.parametrize(
+    "reply", ["", "\n\nStill failing on our side, see above."], ids=["quote", "quote+reply"]
+)
+def test_a_quote_reply_of_the_tools_deleted_comment_is_never_taken_for_it(
+    nightly: Report, linear: FakeLinear, reply: str
+) -> None:
+    assert _annotate(nightly, linear)[0] is Action.CREATED
+    tool = linear.comments_of("OPS-4445")[-1]
+    quote = "\n".join(f"> {line}".rstrip() for line in tool["body"].splitlines())
+    human = linear.add_comment("OPS-4445", quote + reply)
+    assert _marker(human["body"]).digest == _marker(tool["body"]).digest  # the marker, quoted
+    linear.delete_comment("OPS-4445", tool["id"])
+
+    assert _annotate(with_run(nightly, run_id=RUN_ID + 1), linear)[0] is Action.CREATED
+    assert [c["body"] for c in linear.comments_of("OPS-4445") if c["id"] == human["id"]] == [quote + reply]
+    assert linear.writes() == ["commentCreate", "commentCreate"]  # the person's comment was never edited
+    assert f"#{RUN_ID + 1}" in linear.comments_of("OPS-4445")[-1]["body"]
+
+
+def test_a_wrong_endpoint_names_the_setting_to_check(linear: FakeLinear) -> None:
+    client = LinearClient(api_key=linear.api_key, base_url=f"{linear.server.url}/v1/graphql", retry=FAST)
+    with pytest.raises(NotFoundError) as caught:
+        client.issue_with_comments("OPS-4445")
+    client.close()
+    assert caught.value.message == "Linear has no GraphQL endpoint at /v1/graphql (asked for issue OPS-4445)"
+    assert caught.value.hint == "check LINEAR_API_URL: it should be https://api.linear.app/graphql, or unset"
+
+
 def test_a_missing_issue_fails_alone_and_names_the_issue(nightly: Report, linear: FakeLinear) -> None:
     client = LinearClient(api_key=linear.api_key, base_url=linear.url, retry=FAST)
     result = annotate_report(

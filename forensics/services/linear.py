@@ -20,10 +20,11 @@ from forensics.errors import (
     RateLimitedError,
     ServiceError,
 )
-from forensics.services.http import HttpClient, Notify, RetryPolicy, standard_rate_limit_wait
+from forensics.services.http import HttpClient, Notify, RetryPolicy, standard_rate_limit_wait, url_path
 
 DEFAULT_LINEAR_URL = "https://api.linear.app/graphql"
 _MAX_PAGES = 100  # 10,000 comments on one issue is far beyond anything a person reads
+_KEY_HINT = "check LINEAR_API_KEY: the key is missing, expired or revoked"
 
 ISSUE_COMMENTS_QUERY = """
 query IssueComments($id: String!, $after: String) {
@@ -219,13 +220,13 @@ def graphql_error(errors: Any, *, what: str, status: int | None) -> ServiceError
     if "authentication" in kind:
         return AuthenticationError(
             f"Linear refused the API key for {what}: {message}",
-            hint="check the Linear API key: it is missing, expired or revoked",
+            hint=_KEY_HINT,
             status=status,
         )
     if "forbidden" in kind or "feature not accessible" in kind:
         return AuthenticationError(
             f"Linear forbids {what}: {message}",
-            hint="the API key's user lacks access to this team or issue",
+            hint="the user of LINEAR_API_KEY lacks access to this team or issue",
             status=status,
         )
     if str(first.get("message", "")).startswith("Entity not found"):
@@ -238,9 +239,25 @@ def graphql_error(errors: Any, *, what: str, status: int | None) -> ServiceError
 
 
 def _explain(response: requests.Response, what: str) -> ServiceError | None:
-    """Linear's refusals carry GraphQL `errors[]` even with HTTP 400; read them rather than the status."""
+    """Linear's refusals carry GraphQL `errors[]` even with HTTP 400; read them rather than the status.
+
+    Without them, a 401/403 is the key and a 404 is the endpoint (every request goes to one URL).
+    """
+    status = response.status_code
     errors = _errors_of(response)
-    return graphql_error(errors, what=what, status=response.status_code) if errors else None
+    if errors:
+        return graphql_error(errors, what=what, status=status)
+    if status in (401, 403):
+        return AuthenticationError(
+            f"Linear refused the API key for {what} (HTTP {status})", hint=_KEY_HINT, status=status
+        )
+    if status == 404:
+        return NotFoundError(
+            f"Linear has no GraphQL endpoint at {url_path(response.url)} (asked for {what})",
+            hint=f"check LINEAR_API_URL: it should be {DEFAULT_LINEAR_URL}, or unset",
+            status=status,
+        )
+    return None
 
 
 def _errors_of(response: requests.Response) -> list[Any]:

@@ -74,11 +74,14 @@ class TicketSink(Protocol):
     """A tracker that holds ticket comments (Linear, GitHub issues and pull requests, Jira)."""
 
     def find_comment(self, target: Target, marker: Marker) -> ExistingComment | None:
-        """The oldest comment carrying this marker's key, or None; NotFoundError when the ticket is missing."""
+        """The oldest of the tool's comments with this marker's key (a person's quote of one never counts).
+
+        None when there is none; NotFoundError when the ticket is missing.
+        """
         ...
 
     def create(self, target: Target, body: CommentBody) -> ExistingComment:
-        """Post a new comment."""
+        """Post a new comment, sent once: resent only after a rate-limit refusal (see `sinks.once`)."""
         ...
 
     def update(self, target: Target, comment: ExistingComment, body: CommentBody) -> ExistingComment:

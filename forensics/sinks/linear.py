@@ -1,4 +1,9 @@
-"""Linear issues as a ticket sink: the tool's comment is found by its marker among the issue's comments."""
+"""Linear issues as a ticket sink: the tool's comment is found by its marker among the issue's comments.
+
+The marker is the comment's own last line (the footer); a person's quote-reply copies it as a `> ` line,
+which never counts. Creates carry an id derived from the marker, so a resent create is refused by Linear
+instead of posting twice.
+"""
 
 from __future__ import annotations
 
@@ -25,11 +30,11 @@ class LinearCommentSink:
     _issue_ids: dict[str, str] = field(default_factory=dict, repr=False)
 
     def find_comment(self, target: Target, marker: Marker) -> ExistingComment | None:
-        """The oldest comment on the issue carrying the marker's key."""
+        """The oldest comment on the issue whose own last line carries the marker's key."""
         issue = self.client.issue_with_comments(target.key)
         self._issue_ids[target.key] = issue.id
         for comment in issue.comments:
-            if marker.digest_in(comment.body) is not None:
+            if marker.digest_in(footer_line(comment.body)) is not None:
                 return ExistingComment(id=comment.id, url=comment.url, text=comment.body)
         return None
 
@@ -43,3 +48,9 @@ class LinearCommentSink:
         """Replace the comment's Markdown body."""
         updated = self.client.update_comment(comment.id, body.text)
         return ExistingComment(id=updated.id, url=updated.url or comment.url, text=updated.body)
+
+
+def footer_line(body: str) -> str:
+    """A Markdown body's last non-blank line, or "" when that line is quoted (`> …`)."""
+    last = next((line for line in reversed(body.splitlines()) if line.strip()), "")
+    return "" if last.lstrip().startswith(">") else last

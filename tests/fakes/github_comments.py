@@ -3,7 +3,8 @@
 Payloads come from GitHub's own examples (../shared/reference/github-api/issues-*.json); lists are
 paginated with `Link` headers (`per_page` capped so a few comments make several pages); unknown issues
 answer 404, bodies over 65,536 characters 422, a read-only repository 403, as GitHub does. An answer can
-be lost after the write (the connection drops), as in a crash between create and record.
+be lost after the write (the connection drops, or a proxy answers 502), as in a crash between create and
+record.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class FakeGitHubComments:
     drop_create_answers: int = 0  # the next N creates write, then the connection drops before the answer
     outage_after_lost_answer: int = 0  # then this many requests answer 503 (the run gives up: a crash)
     create_faults: list[Reply] = field(default_factory=list)  # answers for the next creates, in order
+    answers_after_write: list[Reply] = field(
+        default_factory=list
+    )  # the next creates write, then answer these
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1_900_000_001))
 
     def __post_init__(self) -> None:
@@ -64,6 +68,16 @@ class FakeGitHubComments:
 
     def comments_of(self, repository: str, number: int) -> list[dict[str, Any]]:
         return list(self.issues[(repository.lower(), number)])
+
+    def add_comment(
+        self, repository: str, number: int, body: str, *, login: str = "octocat"
+    ) -> dict[str, Any]:
+        """A comment written by a person (or any account), as the API would store it."""
+        return self._store(repository, number, body, login=login)
+
+    def delete_comment(self, repository: str, number: int, comment_id: int) -> None:
+        comments = self.issues[(repository.lower(), number)]
+        comments[:] = [comment for comment in comments if comment["id"] != comment_id]
 
     def writes(self) -> list[Request]:
         return [request for request in self.server.requests if request.method in ("POST", "PATCH")]
@@ -112,6 +126,8 @@ class FakeGitHubComments:
         if len(body) > MAX_BODY:
             return _too_long()
         comment = self._store(key[0], key[1], body, login="github-actions[bot]")
+        if self.answers_after_write:
+            return self.answers_after_write.pop(0)
         if self.drop_create_answers:
             self.drop_create_answers -= 1
             if self.outage_after_lost_answer:

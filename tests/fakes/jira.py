@@ -2,7 +2,8 @@
 
 Bodies must be well-formed ADF (the node and mark types the composer uses, no empty text nodes) and
 under Jira's 32,767-character limit, or the fake answers 400 as Jira does. Missing issues answer 404 with
-Jira's `errorMessages`; faults (429 with Retry-After, 500, an answer lost after the write) are scriptable.
+Jira's `errorMessages`; faults (429 with Retry-After, 500, an answer lost after the write — a dropped
+connection or a proxy's 502) are scriptable.
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ class FakeJira:
     drop_create_answers: int = 0  # the next N creates write, then the connection drops before the answer
     outage_after_lost_answer: int = 0  # then this many requests answer 503 (the run gives up: a crash)
     create_faults: list[Reply] = field(default_factory=list)  # answers for the next creates, in order
+    answers_after_write: list[Reply] = field(
+        default_factory=list
+    )  # the next creates write, then answer these
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(10_001))
 
     def __post_init__(self) -> None:
@@ -82,6 +86,15 @@ class FakeJira:
 
     def comments_of(self, key: str) -> list[dict[str, Any]]:
         return list(self.issues[key])
+
+    def add_comment(
+        self, key: str, document: dict[str, Any], *, author: str = "Ada Lovelace"
+    ) -> dict[str, Any]:
+        """A comment written by a person, its body an ADF document (not checked: people use the editor)."""
+        return self._store(key, document, author=author)
+
+    def delete_comment(self, key: str, comment_id: str) -> None:
+        self.issues[key] = [comment for comment in self.issues[key] if comment["id"] != comment_id]
 
     def writes(self) -> list[Request]:
         return [request for request in self.server.requests if request.method in ("POST", "PUT")]
@@ -149,6 +162,8 @@ class FakeJira:
         if refused is not None:
             return refused
         comment = self._store(key, request.json()["body"])
+        if self.answers_after_write:
+            return self.answers_after_write.pop(0)
         if self.drop_create_answers:
             self.drop_create_answers -= 1
             if self.outage_after_lost_answer:
@@ -189,14 +204,14 @@ class FakeJira:
             )
         return None
 
-    def _store(self, key: str, document: Any) -> dict[str, Any]:
+    def _store(self, key: str, document: Any, *, author: str = "ci-forensics bot") -> dict[str, Any]:
         comment_id = str(next(self._ids))
         comment = {
             "self": f"{self.server.url}/rest/api/3/issue/{key}/comment/{comment_id}",
             "id": comment_id,
             "author": {
                 "accountId": "5b10a2844c20165700ede21g",
-                "displayName": "ci-forensics bot",
+                "displayName": author,
                 "active": True,
             },
             "body": document,

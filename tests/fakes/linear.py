@@ -58,7 +58,7 @@ class FakeLinear:
     operations: list[str] = field(default_factory=list)
     invalid_queries: list[str] = field(default_factory=list)
     drop_create_answers: int = 0  # the next N creates write, then the connection drops before the answer
-    outage_after_lost_answer: int = 0  # then this many requests answer 503 (the run gives up: a crash)  # the next N commentCreate calls write, then drop the connection
+    outage_after_lost_answer: int = 0  # then this many requests answer 503 (the run gives up: a crash)
     _clock: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _dropping: bool = False
 
@@ -85,6 +85,14 @@ class FakeLinear:
 
     def comments_of(self, identifier: str) -> list[dict[str, Any]]:
         return list(self.issues[identifier]["comments"])
+
+    def add_comment(self, identifier: str, body: str) -> dict[str, Any]:
+        """A comment written by a person, after those already on the issue."""
+        return self._add_comment(self.issues[identifier], str(uuid.uuid4()), body)
+
+    def delete_comment(self, identifier: str, comment_id: str) -> None:
+        issue = self.issues[identifier]
+        issue["comments"] = [comment for comment in issue["comments"] if comment["id"] != comment_id]
 
     def writes(self) -> list[str]:
         return [name for name in self.operations if name in ("commentCreate", "commentUpdate")]
