@@ -70,5 +70,5 @@ def dashboard_command(out_dir: Path, location: str | None, days: int | None, dat
 
 
 def _from_store(location: str | None, *, days: int) -> tuple[dict[str, Any], str]:
-    with open_store(location, default_dir=default_store_dir()) as store:
+    with open_store(location, default_dir=default_store_dir(), mode="read") as store:  # never creates one
         return dashboard_data(store, days=days), f"the history store {store.location} (last {days} days)"

@@ -17,13 +17,14 @@ from rich.console import Console
 
 from forensics.annotate import History
 from forensics.cli.common import translate_errors
+from forensics.errors import StoreNotFoundError
 from forensics.model import Report
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
 from forensics.report.redact import Redactor
 from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
-from forensics.store import Store, open_store
+from forensics.store import OpenMode, Store, open_store
 from forensics.store.history import cause_stats, history
 from forensics.store.queries import Filters
 from forensics.store.reanalyze import reanalyze
@@ -45,23 +46,29 @@ class StoreSettings:
     record: bool
     location: str | None = field(repr=False)  # a postgresql:// URL may carry a password
 
-    def open(self) -> Store:
-        """The store (created and migrated when needed)."""
-        return open_store(self.location, default_dir=default_store_dir())
+    def open(self, mode: OpenMode = "create") -> Store:
+        """The store, opened as `mode` allows: "create" (the default, for recording) creates and migrates it."""
+        return open_store(self.location, default_dir=default_store_dir(), mode=mode)
 
     @contextmanager
     def history_for(self, report: Report) -> Iterator[History | None]:
         """First/last seen and 24 h / 7 d / 30 d counts for ticket comments, when a store is in use.
 
-        A store is in use with --record, --store or CI_FORENSICS_STORE; otherwise none is created just to
-        read an empty history.
+        A store is in use with --record, --store or CI_FORENSICS_STORE. With --record the recording has
+        created it; without, it is only read: a store that is not there means no history (it is never
+        created, nor migrated, just to read it).
         """
         if not (self.record or self.location):
             yield None
             return
         repository = report.context.repository if report.context else None
         now = datetime.now(UTC)
-        with self.open() as store:
+        try:
+            store = self.open("create" if self.record else "read")
+        except StoreNotFoundError:
+            yield None
+            return
+        with store:
             yield lambda key: cause_stats(store, key=key, repository=repository, now=now)
 
     def record_report(self, report: Report, *, redactor: Redactor) -> None:
@@ -147,7 +154,7 @@ def history_command(
     quiet_days: int,
 ) -> None:
     """Per root cause: first and last seen, counts, tests, where it hits; what is new; flaky tests."""
-    with open_store(store_location, default_dir=default_store_dir()) as store:
+    with open_store(store_location, default_dir=default_store_dir(), mode="read") as store:
         found = history(
             store,
             now=datetime.now(UTC),
@@ -190,7 +197,10 @@ def reanalyze_command(
     rules = load_rules(rule_paths)
     options = AnalyzeOptions(redactor=Redactor.from_environment(os.environ))
     since = datetime.now(UTC) - timedelta(days=days) if days else None
-    with open_store(store_location, default_dir=default_store_dir()) as store:
+    # only --apply writes: it may upgrade an older store; neither creates one
+    with open_store(
+        store_location, default_dir=default_store_dir(), mode="write" if apply else "read"
+    ) as store:
         found = reanalyze(
             store,
             rules=rules,

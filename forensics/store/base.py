@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 Row = tuple[Any, ...]
+# what to do when a reading command finds no store where it was told to look
 MISSING_HINT = "record one first: `ci-forensics analyze … --record` (or check --store / CI_FORENSICS_STORE)"
 
 

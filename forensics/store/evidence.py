@@ -4,7 +4,9 @@ The report holds a few lines around each hit; `reanalyze` needs more to run newe
 artifact has expired, so each failing test keeps up to 200 lines (at most 64 KiB) around its evidence line —
 most of them before it, where causes sit — or the tail of its best log when nothing pointed at a line.
 The text is redacted like every report field. The same pass reads GPU model and memory from the lines,
-and, when the failing tests did not reveal them, from the first megabytes of the input's other logs.
+and, when the failing tests did not reveal them, from the first megabytes of the input's other logs; and it
+notes what each input held (its content identity), so `reanalyze` never takes a later file at the same
+path for the one recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from forensics.inputs.discover import Input, LogInput
 from forensics.model import Evidence, InputInfo, Report, Verdict
 from forensics.report.redact import Redactor
 from forensics.store.environment import Fact, GpuFinder
+from forensics.store.identity import input_identity
 
 LINES_BEFORE = 150
 LINES_AFTER = 49
@@ -45,6 +48,7 @@ class EvidenceLog:
 
     test_uuid: str  # the execution's Allure uuid: tells whether the artifact at input_path is still this run
     input_path: str
+    input_identity: str  # what input_path held (store/identity.py): `reanalyze` rereads it only while equal
     input_label: str
     source: str
     attachment: str
@@ -68,6 +72,8 @@ def gather_evidence(report: Report, *, redactor: Redactor) -> Gathered:
     gpu_facts: dict[str, tuple[Fact, ...]] = {}
     for info in report.inputs:
         verdicts = [v for v in report.verdicts if v.test.input_label == info.label]
+        failing = any(verdict.test.status.is_failing for verdict in verdicts)
+        identity = input_identity(info.path, info.kind) if failing else ""
         opened = _reopen(info)
         try:
             finder = GpuFinder()
@@ -77,7 +83,7 @@ def gather_evidence(report: Report, *, redactor: Redactor) -> Gathered:
                 for finding in (verdict.root_cause, *verdict.symptoms):
                     if finding is not None:
                         finder.add_values(finding.fields)
-                log = _evidence_log(verdict, info, opened, redactor)
+                log = _evidence_log(verdict, info, opened, redactor, identity)
                 finder.add_lines(log.text.splitlines())
                 logs[verdict.test.uuid] = log
             if opened is not None and not finder.complete:
@@ -104,7 +110,9 @@ def _reopen(info: InputInfo) -> Input | None:
     return None
 
 
-def _evidence_log(verdict: Verdict, info: InputInfo, opened: Input | None, redactor: Redactor) -> EvidenceLog:
+def _evidence_log(
+    verdict: Verdict, info: InputInfo, opened: Input | None, redactor: Redactor, identity: str
+) -> EvidenceLog:
     test = verdict.test
     evidence = _evidence(verdict)
     message = "\n".join(part for part in (test.message, test.trace) if part)[:MAX_MESSAGE_CHARS]
@@ -124,6 +132,7 @@ def _evidence_log(verdict: Verdict, info: InputInfo, opened: Input | None, redac
     return EvidenceLog(
         test_uuid=test.uuid,
         input_path=info.path if info.kind == "stdin" else os.path.abspath(info.path),  # any later cwd
+        input_identity=identity,
         input_label=info.label,
         source=source,
         attachment=attachment,

@@ -1,9 +1,11 @@
 """Run today's rules over what the store kept of earlier failures, and say what moved.
 
-A failing test is re-decided over its whole artifact when the file recorded for it is still there and
-still holds that execution (same Allure uuid) — e.g. fetch's cache. Otherwise only the evidence the store
-kept is left: up to 200 lines around the old evidence line, plus the test's status message. A new rule
-whose proof sits elsewhere in the log, or that `requires` a line outside that window, cannot match there.
+A failing test is re-decided over its whole artifact when the file recorded for it is still there, still
+holds what was recorded (the same content identity: a log's SHA-256, a zip's directory of CRCs) and that
+execution (same Allure uuid) — e.g. fetch's cache. A log overwritten by a later night's, or a row recorded
+before content identities were kept (schema version 1), falls back to what the store kept: up to 200 lines
+around the old evidence line, plus the test's status message. A new rule whose proof sits elsewhere in the
+log, or that `requires` a line outside that window, cannot match there.
 
 Moves: `explained` (unexplained → a cause), `changed` (another cause), `lost` (a cause → unexplained).
 A fingerprint that changes into another fingerprint is not a move. `apply` writes `explained` and `changed`
@@ -12,7 +14,7 @@ moves into the store; a `lost` cause is kept, since it was found over more text 
 
 from __future__ import annotations
 
-import os
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -26,6 +28,7 @@ from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
+from forensics.store.identity import input_identity, kind_of
 from forensics.store.queries import Filters
 from forensics.store.record import finding_row
 from forensics.store.recording import finding_of
@@ -102,25 +105,34 @@ def reanalyze(
 def _from_artifacts(
     failures: list[StoredFailure], rules: RuleSet, options: AnalyzeOptions
 ) -> dict[int, Verdict]:
-    """Verdicts from the artifacts still on disk, for the tests whose execution they still hold."""
-    by_path: dict[str, list[StoredFailure]] = defaultdict(list)
+    """Verdicts from the inputs still on disk that hold what was recorded, for the executions they hold."""
+    by_input: dict[tuple[str, str], list[StoredFailure]] = defaultdict(list)
     for failure in failures:
-        if failure.input_path and failure.input_path != "-" and os.path.exists(failure.input_path):
-            by_path[failure.input_path].append(failure)
+        if failure.input_identity and failure.input_path not in ("", "-"):
+            by_input[(failure.input_path, failure.input_identity)].append(failure)
+    held_now = functools.cache(input_identity)  # one read per file, however many nights recorded that path
     found: dict[int, Verdict] = {}
-    for path, members in sorted(by_path.items()):
+    for (path, identity), members in sorted(by_input.items()):
+        if (
+            held_now(path, kind_of(identity)) != identity
+        ):  # gone, or another file (tonight's log over last night's)
+            continue
         try:
             report = analyze([path], rules=rules, options=options)
         except ResultsError:
             continue
         by_uuid = {verdict.test.uuid: verdict for verdict in report.verdicts}
         for failure in members:
-            verdict = by_uuid.get(failure.test_uuid)
-            if verdict is None and failure.test_uuid.startswith("log:") and len(report.verdicts) == 1:
-                verdict = report.verdicts[0]  # a plain log is one item, named after the path it was given as
+            verdict = by_uuid.get(_uuid_when_read_again(failure, path))
             if verdict is not None and verdict.test.status.is_failing:
                 found[failure.test_pk] = verdict
     return found
+
+
+def _uuid_when_read_again(failure: StoredFailure, path: str) -> str:
+    """An Allure test keeps its uuid. A plain log is one item named `log:<label>`, and its label was the path as
+    given then (relative, or a fetched job's name): read again by its absolute path, it is `log:<path>`."""
+    return f"log:{path}" if failure.test_uuid.startswith("log:") else failure.test_uuid
 
 
 def _from_evidence(failure: StoredFailure, compiled: CompiledRules) -> Verdict:

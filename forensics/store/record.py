@@ -102,8 +102,9 @@ def record(store: Store, recording: Recording, *, now: datetime | None = None) -
                 ],
             )
             store.execute_many(
-                "INSERT INTO evidence_logs (test, test_uuid, input_path, input_label, source, attachment, location,"
-                " first_line, text, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (test) DO NOTHING",
+                "INSERT INTO evidence_logs (test, test_uuid, input_path, input_identity, input_label, source,"
+                " attachment, location, first_line, text, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (test) DO NOTHING",
                 [_log_row(pk, test.log) for pk, test in zip(pks, failing, strict=True) if test.log],
             )
     return RecordResult(
@@ -203,6 +204,7 @@ def _log_row(test_pk: int, log: EvidenceLog) -> Sequence[Any]:
         test_pk,
         log.test_uuid,
         log.input_path,
+        log.input_identity,
         log.input_label,
         log.source,
         log.attachment,

@@ -25,7 +25,9 @@ class SQLiteStore(Store):
     dialect = "sqlite"
     identity_column = "INTEGER PRIMARY KEY"
 
-    def __init__(self, path: Path, *, create: bool = True, busy_timeout: float = BUSY_TIMEOUT_SECONDS) -> None:
+    def __init__(
+        self, path: Path, *, create: bool = True, busy_timeout: float = BUSY_TIMEOUT_SECONDS
+    ) -> None:
         self.location = str(path)
         if not create and not path.is_file():
             raise StoreNotFoundError(f"no history store at '{path}'", hint=MISSING_HINT)
@@ -35,7 +37,9 @@ class SQLiteStore(Store):
                 target: str | Path = path
             else:  # mode=rw: if the file goes away meanwhile, fail instead of creating an empty one
                 target = f"{path.absolute().as_uri()}?mode=rw"
-            self.connection = sqlite3.connect(target, timeout=busy_timeout, isolation_level=None, uri=not create)
+            self.connection = sqlite3.connect(
+                target, timeout=busy_timeout, isolation_level=None, uri=not create
+            )
         except (OSError, sqlite3.Error) as err:
             raise StoreError(
                 f"cannot open history store '{path}': {err}",

@@ -23,6 +23,7 @@ class StoredFailure:
     run_at: int
     test_uuid: str
     input_path: str
+    input_identity: str
     input_label: str
     source: str
     attachment: str
@@ -40,7 +41,7 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
         parameters.append(since)
     rows = store.query(
         "SELECT t.id, t.name, t.status, t.cause_kind, t.cause_key, f.tickets, r.run_url, r.at,"
-        " e.test_uuid, e.input_path, e.input_label, e.source, e.attachment, e.location, e.first_line, e.text,"
+        " e.test_uuid, e.input_path, e.input_identity, e.input_label, e.source, e.attachment, e.location, e.first_line, e.text,"
         " e.message"
         " FROM tests t JOIN runs r ON r.id = t.run"
         " LEFT JOIN findings f ON f.test = t.id LEFT JOIN evidence_logs e ON e.test = t.id"
@@ -50,7 +51,7 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
     failures = []
     for row in rows:
         pk, name, status, kind, key, tickets, run_url, run_at, *evidence = row
-        uuid, path, label, source, attachment, location, first_line, text, message = evidence
+        uuid, path, identity, label, source, attachment, location, first_line, text, message = evidence
         failures.append(
             StoredFailure(
                 test_pk=pk,
@@ -63,6 +64,7 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
                 run_at=run_at,
                 test_uuid=uuid or "",
                 input_path=path or "",
+                input_identity=identity or "",
                 input_label=label or "",
                 source=source or "",
                 attachment=attachment or "",

@@ -226,3 +226,42 @@ def test_a_plain_log_given_by_a_relative_path_is_found_again(
         "dynamo.runtime-panic",
         "artifact",  # line 101 is outside the stored window (the last 200 lines): only the whole log has it
     )
+
+
+FREE_MEMORY = (
+    "ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired GPU memory"
+    " utilization (0.9, 19.83 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes."
+)
+
+
+def test_a_log_overwritten_by_a_later_night_is_not_read_for_the_earlier_one(
+    store: Store, rule_pack: RuleSet, workdir: Path
+) -> None:
+    log = workdir / "job.log"
+    log.write_text("INFO starting\nERROR worker 7 exited with status 3\n")
+    record_report(store, analyze([str(log)], rules=rule_pack))  # night 1: no rule explains it
+    log.write_text(f"INFO starting the engine\n{FREE_MEMORY}\n")
+    record_report(store, analyze([str(log)], rules=rule_pack))  # night 2, same path: the free-memory check
+    assert store.query("SELECT cause_kind FROM tests ORDER BY id") == [("unexplained",), ("cause",)]
+    found = reanalyze(store, rules=rule_pack)  # the same rules: nothing may move
+    assert found.moves == ()
+    assert (found.examined, found.from_artifacts, found.from_evidence) == (
+        2,
+        1,
+        1,
+    )  # night 1 from its evidence
+    log.unlink()
+    assert reanalyze(store, rules=rule_pack).from_artifacts == 0
+
+
+def test_a_cached_zip_replaced_by_another_is_not_read(store: Store, recorded: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(SAMPLE) as original, zipfile.ZipFile(recorded, "w") as replaced:
+        for info in original.infolist():  # the same executions (uuids), one log changed
+            data = original.read(info)
+            if info.filename.endswith(".txt") and b"panicked at" in data:
+                data = data.replace(b"panicked at", b"stopped at")
+            replaced.writestr(info, data)
+    found = reanalyze(store, rules=_rules(tmp_path, PANIC_RULE))
+    assert (found.from_artifacts, found.from_evidence) == (0, 7)
+    [move] = found.moves  # the stored window still holds the panic line the recorded artifact had
+    assert (move.change, move.after_key, move.source) == ("explained", "dynamo.runtime-panic", "evidence")

@@ -17,6 +17,7 @@ from forensics.report.redact import Redactor
 from forensics.rules.model import RuleSet
 from forensics.store import Store
 from forensics.store.evidence import MAX_WINDOW_BYTES
+from forensics.store.identity import input_identity
 from forensics.store.record import record_report
 from forensics.store.runs import local_run_id
 from tests.store.conftest import SAMPLE
@@ -206,6 +207,20 @@ def test_stored_evidence_is_redacted_and_bounded(store: Store, rule_pack: RuleSe
     )  # trimmed evenly, more kept before the hit
 
 
+def test_each_failure_keeps_what_its_input_held(
+    store: Store, rule_pack: RuleSet, tmp_path: Path, workdir: Path
+) -> None:
+    copy = tmp_path / "allure-results.zip"
+    shutil.copy(SAMPLE, copy)
+    (workdir / "job.log").write_text("ERROR worker 7 exited with status 3\n")
+    record_report(store, analyze([str(copy), "job.log"], rules=rule_pack))
+    rows = store.query("SELECT input_path, input_identity FROM evidence_logs")
+    assert len(rows) == 8
+    assert {identity for path, identity in rows if path == str(copy)} == {input_identity(str(copy), "zip")}
+    assert (str(workdir / "job.log"), input_identity("job.log", "log")) in rows
+    assert all(identity for _, identity in rows)
+
+
 def test_without_the_input_the_report_excerpt_is_kept(
     store: Store, rule_pack: RuleSet, tmp_path: Path
 ) -> None:
@@ -214,6 +229,9 @@ def test_without_the_input_the_report_excerpt_is_kept(
     report = analyze([str(copy)], rules=rule_pack)
     copy.unlink()
     record_report(store, report)
+    assert store.query("SELECT DISTINCT input_identity FROM evidence_logs") == [
+        ("",)
+    ]  # nothing to compare with
     seed = next(v for v in report.verdicts if v.test.name == SEED)
     assert seed.root_cause is not None
     excerpt = seed.root_cause.evidence.excerpt

@@ -1,4 +1,5 @@
-"""Opening a store: backend by location, schema created once, migrations numbered, a newer store refused."""
+"""Opening a store: backend by location, schema created once, migrations numbered and upgraded in order, a newer
+store refused."""
 
 from __future__ import annotations
 
@@ -7,11 +8,22 @@ from pathlib import Path
 import pytest
 
 from forensics.errors import StoreError
+from forensics.rules.model import RuleSet
 from forensics.store import SCHEMA_VERSION, Store, open_store
+from forensics.store.history import history
 from forensics.store.postgres import PostgresStore
+from forensics.store.reanalyze import reanalyze
 from forensics.store.schema import MIGRATIONS, migrate
 from forensics.store.sqlite import SQLiteStore
 from forensics.version import __version__
+from tests.store.nightly import START
+from tests.store.old_stores import (
+    VERSION_1_TOOL,
+    build_version_1,
+    connect,
+    record_version_1_failure,
+    schema_version,
+)
 from tests.store.servers import postgres_url, with_search_path
 
 TABLES = {"schema_version", "runs", "jobs", "job_facts", "tests", "findings", "evidence_logs"}
@@ -29,15 +41,36 @@ def _tables(store: Store) -> set[str]:
 
 def test_a_new_store_has_every_table_at_the_current_version(store: Store) -> None:
     assert _tables(store) == TABLES
-    assert store.query("SELECT version, tool_version FROM schema_version") == [(SCHEMA_VERSION, __version__)]
-    assert SCHEMA_VERSION == MIGRATIONS[-1][0] == len(MIGRATIONS)
+    assert store.query("SELECT version, tool_version FROM schema_version ORDER BY version") == [
+        (version, __version__) for version, _ in MIGRATIONS
+    ]
+    assert [version for version, _ in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))  # numbered, no gaps
+    assert SCHEMA_VERSION == MIGRATIONS[-1][0] == len(MIGRATIONS) == 2
 
 
 def test_opening_again_migrates_nothing(store_location: str, tmp_path: Path) -> None:
     for _ in range(3):
         with open_store(store_location, default_dir=tmp_path) as store:
             assert migrate(store) == SCHEMA_VERSION
-            assert store.scalar("SELECT COUNT(*) FROM schema_version") == 1
+            assert store.scalar("SELECT COUNT(*) FROM schema_version") == len(MIGRATIONS)
+
+
+def test_a_version_1_store_is_upgraded_and_keeps_its_rows(
+    store_location: str, tmp_path: Path, rule_pack: RuleSet
+) -> None:
+    build_version_1(store_location)
+    log = tmp_path / "job.log"
+    log.write_text("INFO start\nERROR worker 7 exited with status 3\n")
+    record_version_1_failure(store_location, log=log, text=log.read_text(), at=int(START.timestamp()))
+    with connect(store_location) as old:
+        assert old.query("SELECT version, tool_version FROM schema_version") == [(1, VERSION_1_TOOL)]
+    with open_store(store_location, default_dir=tmp_path) as store:
+        assert store.query("SELECT version FROM schema_version ORDER BY version") == [(1,), (2,)]
+        assert store.query("SELECT input_path, input_identity FROM evidence_logs") == [(str(log), "")]
+        assert history(store, now=START, days=1).failing == 1
+        found = reanalyze(store, rules=rule_pack)  # no identity recorded: the file may be another one by now
+        assert (found.examined, found.from_artifacts, found.from_evidence, found.moves) == (1, 0, 1, ())
+    assert schema_version(store_location) == SCHEMA_VERSION
 
 
 def test_a_store_from_a_newer_release_is_refused_untouched(store_location: str, tmp_path: Path) -> None:

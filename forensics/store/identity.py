@@ -1,0 +1,67 @@
+"""What an input file held when it was recorded, so `reanalyze` reads it again only while it still holds that.
+
+A path says nothing about content: a job log is overwritten by the next night's, a cached zip can be
+replaced. Each failing test's row keeps an identity of its input, computed when recording:
+
+- a plain log: `log:<size>:sha256:<hex>` of the whole file (the analysis has just read all of it);
+- an artifact zip: `zip:<size>:<hex>`, a SHA-256 over the zip's central directory (every entry's name,
+  CRC-32 and size), which reads only the directory at the end of the file, not the entries;
+- an allure-results folder: `directory:<hex>`, a SHA-256 over its files' relative paths and sizes.
+
+An empty identity (stdin, an input gone before recording, a row recorded before schema version 2)
+matches nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zipfile
+from pathlib import Path
+
+KINDS = ("log", "zip", "directory")
+_READ_ERRORS = (OSError, zipfile.BadZipFile, ValueError, EOFError)
+
+
+def input_identity(path: str, kind: str) -> str:
+    """The identity of the input of this `kind` at `path` now; "" when it cannot be read (or is stdin)."""
+    try:
+        if kind == "log":
+            with open(path, "rb") as stream:
+                digest = hashlib.file_digest(stream, "sha256")
+            return f"log:{os.path.getsize(path)}:sha256:{digest.hexdigest()}"
+        if kind == "zip":
+            return f"zip:{os.path.getsize(path)}:{_zip_directory_digest(path)}"
+        if kind == "directory":
+            return f"directory:{_listing_digest(Path(path))}"
+    except _READ_ERRORS:
+        return ""
+    return ""
+
+
+def kind_of(identity: str) -> str:
+    """The input kind an identity was computed for ("log", "zip", "directory"), or "" for none."""
+    kind = identity.partition(":")[0]
+    return kind if kind in KINDS else ""
+
+
+def _zip_directory_digest(path: str) -> str:
+    digest = hashlib.sha256()
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            digest.update(f"{info.filename}\0{info.CRC:08x}\0{info.file_size}\n".encode())
+    return digest.hexdigest()
+
+
+def _listing_digest(root: Path) -> str:
+    if not root.is_dir():
+        raise NotADirectoryError(root)
+    files = []
+    for directory, _subdirectories, names in os.walk(root):
+        for name in names:
+            full = Path(directory, name)
+            files.append((full.relative_to(root).as_posix(), full.stat().st_size))
+    digest = hashlib.sha256()
+    for name, size in sorted(files):
+        digest.update(f"{name}\0{size}\n".encode())
+    return digest.hexdigest()
