@@ -407,7 +407,7 @@ def test_the_action_writes_summary_annotations_outputs_and_the_report(
     assert "\nfailing=7\n" in counts_output  # both forms: a heredoc for the path, name=value for counts
     assert run.summary == render_markdown(load_report(report_path))
     assert run.summary.startswith("## ci-forensics: 7 failing tests: 6 explained (86%), 1 unexplained\n")
-    annotations = [line for line in run.stdout.splitlines() if line.startswith("::")]
+    annotations = _workflow_commands(run.stdout)
     assert annotations == render_github(load_report(report_path)).splitlines()
     assert sum(line.startswith("::error title=") for line in annotations) == 4
     assert sum(line.startswith("::warning title=Unexplained failure") for line in annotations) == 1
@@ -436,9 +436,10 @@ def test_fail_on_fails_the_action_after_everything_is_written(tmp_path: Path, ni
     assert "::error title=ci-forensics::fail-on matched (problems, unexplained)" in run.stdout
     assert "::error title=GPU" not in run.stdout  # annotations were not asked for
     # the text report sits between ::stop-commands::TOKEN and ::TOKEN:: so log lines cannot act as commands
-    stop = re.search(r"^::stop-commands::(ci-forensics-[0-9a-f]{32})$", run.stdout, re.MULTILINE)
-    assert stop is not None
-    text_report = run.stdout[stop.end() : run.stdout.index(f"::{stop[1]}::")]
+    stops = list(re.finditer(r"^::stop-commands::(ci-forensics-[0-9a-f]{32})$", run.stdout, re.MULTILINE))
+    assert len(stops) == 2  # around the fetch step's tool, and around the text report
+    assert len({stop[1] for stop in stops}) == 2  # a fresh token each time
+    text_report = run.stdout[stops[1].end() : run.stdout.index(f"::{stops[1][1]}::")]
     assert "7 failing tests: 6 explained (86%), 1 unexplained" in text_report
 
 
@@ -634,3 +635,27 @@ def test_a_store_that_cannot_be_reached_fails_the_action_after_everything_is_wri
         "the step 'Fetch and analyse the test results' says why",
     ]
     assert password not in run.everything()
+
+
+def _workflow_commands(stdout: str) -> list[str]:
+    """The lines the runner takes as workflow commands: none between ::stop-commands::T and ::T::."""
+    commands: list[str] = []
+    resume: str | None = None
+    for line in stdout.splitlines():
+        if resume is not None:
+            if line == resume:
+                resume = None
+            continue
+        if line.startswith("::stop-commands::"):
+            resume = f"::{line.removeprefix('::stop-commands::')}::"
+        elif line.startswith("::"):
+            commands.append(line)
+    return commands
+
+
+def test_the_fetch_step_stops_workflow_commands_around_the_tool(tmp_path: Path, nightly: FakeGitHub) -> None:
+    """Ticket outcomes and notices quote text from logs and services: the runner must not obey it."""
+    action = yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+    fetch = next(step for step in action["runs"]["steps"] if step.get("id") == "fetch")["run"]
+    start = fetch.index('echo "::stop-commands::$end_token"')
+    assert start < fetch.index('-m forensics "${args[@]}"') < fetch.index('echo "::$end_token::"')

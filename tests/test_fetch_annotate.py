@@ -14,6 +14,7 @@ from forensics.cli.main import main
 from tests.fakes.github import TOKEN, FakeGitHub, running_github
 from tests.fakes.linear import API_KEY, FakeLinear, running_linear
 from tests.fetch_scenario import REPOSITORY, VLLM_JOB, scenario_zip, seed_nightly
+from tests.store.old_stores import build_version_1, schema_version
 
 
 @pytest.fixture(scope="module")
@@ -117,3 +118,18 @@ def test_fetch_record_then_annotate_shows_the_history_of_each_cause(
     assert "first seen" in comment["body"] and "last seen" in comment["body"]
     counts = re.search(r"(\d+)× in 30 days, (\d+)× in all", comment["body"])
     assert counts is not None and int(counts[2]) >= 1  # this run's hits, recorded before annotating
+
+
+def test_a_store_too_old_to_read_still_lets_the_tickets_get_the_root_cause(
+    services: tuple[FakeGitHub, FakeLinear], tmp_path: Path
+) -> None:
+    _github, linear = services
+    linear.add_issue("OPS-4445")
+    store = str(tmp_path / "old.sqlite3")
+    build_version_1(store)
+    result = _fetch("--annotate", "--store", store, "--ticket", "OPS-4445")
+    assert result.exit_code == 1  # the store's error outranks the tickets' and --fail-on's codes
+    assert "has schema version 1" in result.stderr and "OPS-4445 (linear): created" in result.stderr
+    (comment,) = linear.comments_of("OPS-4445")
+    assert "0.33 GiB short" in comment["body"] and "History:" not in comment["body"]
+    assert schema_version(store) == 1  # a reader never upgrades it

@@ -43,8 +43,13 @@ def finish_report(
         history: AbstractContextManager[History | None] = (
             store.history_for(report) if recorded else nullcontext(None)
         )
-        with history as cause_history:
-            result = annotation.run(report, dry_run=False, history=cause_history)
+        try:
+            with history as cause_history:
+                result = annotation.run(report, dry_run=False, history=cause_history)
+        except StoreError as err:  # a store too old to read: the tickets still get the root causes
+            show_error(err)
+            code = EXIT_ERROR
+            result = annotation.run(report, dry_run=False, history=None)
         click.echo(render_result(result), err=True, nl=False)
         if result.failed and code != EXIT_ERROR:
             code = EXIT_TICKETS_FAILED
