@@ -6,7 +6,6 @@ Exit codes: 0 every ticket annotated (or nothing to do), 1 error (the report can
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -14,7 +13,7 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 import regex
@@ -26,7 +25,7 @@ from forensics.annotate import (
     SinkUnavailable,
     annotate_report,
 )
-from forensics.cli.common import translate_errors
+from forensics.cli.common import option_group, translate_errors
 from forensics.cli.history import STORE_OPTION, StoreSettings
 from forensics.model import Report
 from forensics.render.annotation import render_result, result_to_dict
@@ -51,7 +50,6 @@ __all__ = [
 ]
 
 EXIT_TICKETS_FAILED = 4
-_F = TypeVar("_F", bound=Callable[..., Any])
 _REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _LIST_SEPARATOR = regex.compile(r"[\s,]+")
 
@@ -94,48 +92,35 @@ class AnnotateSettings:
             )
 
 
-def annotate_options(command: _F) -> _F:
-    """Add the shared ticket options; the command receives them as one `annotation: AnnotateSettings`."""
-    options = [
-        click.option(
-            "--ticket",
-            "tickets",
-            multiple=True,
-            metavar="KEY",
-            help="Also annotate this ticket with every failure in the report: OPS-123, owner/repo#12, #12 or a "
-            "URL. Repeatable.",
-        ),
-        click.option(
-            "--jira-url", metavar="URL", envvar="JIRA_BASE_URL", help="Jira Cloud site [env JIRA_BASE_URL]."
-        ),
-        click.option(
-            "--jira-project",
-            "jira_projects",
-            multiple=True,
-            metavar="KEY",
-            help="A project whose bare keys (KEY-123) are Jira tickets, not Linear ones. Repeatable "
-            "[env JIRA_PROJECTS, comma-separated].",
-        ),
-        click.option(
-            "--scope", default="", help="Keep one comment per ticket and scope (e.g. the workflow name)."
-        ),
-    ]
+_ANNOTATE_OPTIONS = (
+    click.option(
+        "--ticket",
+        "tickets",
+        multiple=True,
+        metavar="KEY",
+        help="Also annotate this ticket with every failure in the report: OPS-123, owner/repo#12, #12 or a "
+        "URL. Repeatable.",
+    ),
+    click.option(
+        "--jira-url", metavar="URL", envvar="JIRA_BASE_URL", help="Jira Cloud site [env JIRA_BASE_URL]."
+    ),
+    click.option(
+        "--jira-project",
+        "jira_projects",
+        multiple=True,
+        metavar="KEY",
+        help="A project whose bare keys (KEY-123) are Jira tickets, not Linear ones. Repeatable "
+        "[env JIRA_PROJECTS, comma-separated].",
+    ),
+    click.option(
+        "--scope", default="", help="Keep one comment per ticket and scope (e.g. the workflow name)."
+    ),
+)
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        annotation = AnnotateSettings(
-            tickets=kwargs.pop("tickets"),
-            repository=kwargs.get("repository"),
-            jira_url=kwargs.pop("jira_url"),
-            jira_projects=kwargs.pop("jira_projects"),
-            scope=kwargs.pop("scope"),
-        )
-        return command(*args, annotation=annotation, **kwargs)
-
-    decorated: Any = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+annotate_options = option_group(
+    _ANNOTATE_OPTIONS, into="annotation", build=AnnotateSettings, keep=("repository",)
+)
+"""Add the shared ticket options; the command receives them as one `annotation: AnnotateSettings`."""
 
 
 @click.command("annotate")

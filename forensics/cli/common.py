@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -102,75 +102,89 @@ class ReportSettings:
         return EXIT_FAIL_ON if should_fail(report, self.fail_on) else 0
 
 
-def report_options(command: _F) -> _F:
-    """Add the shared report options; the command receives them as one `settings: ReportSettings`."""
-    options = [
-        click.option(
-            "--rules",
-            "rule_paths",
-            multiple=True,
-            type=click.Path(path_type=Path),
-            help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.",
-        ),
-        click.option(
-            "--log-attachment",
-            "log_attachments",
-            multiple=True,
-            metavar="GLOB",
-            help="Which attachments are logs, in order of preference "
-            f"(default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). Repeatable.",
-        ),
-        click.option(
-            "--format",
-            "output_format",
-            type=click.Choice(sorted(RENDERERS)),
-            default="text",
-            show_default=True,
-        ),
-        click.option(
-            "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
-        ),
-        click.option(
-            "--fail-on",
-            "fail_on",
-            multiple=True,
-            type=click.Choice(FAIL_ON_CHOICES),
-            help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
-        ),
-        click.option(
-            "--jobs",
-            "-j",
-            type=click.IntRange(1, 64),
-            default=default_jobs(),
-            show_default=True,
-            help="Worker processes for scanning logs (used when there is enough to scan).",
-        ),
-        click.option(
-            "--max-log-size",
-            default="512MiB",
-            show_default=True,
-            callback=parse_size,
-            help="Analyse at most this much of each log.",
-        ),
-    ]
+def option_group(
+    options: Sequence[Callable[[Any], Any]],
+    *,
+    into: str,
+    build: Callable[..., Any],
+    keep: Sequence[str] = (),
+) -> Callable[[_F], _F]:
+    """A decorator adding `options`; their values reach the command as one object, `into=build(**values)`.
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        settings = ReportSettings(
-            rule_paths=kwargs.pop("rule_paths"),
-            log_attachments=kwargs.pop("log_attachments"),
-            output_format=kwargs.pop("output_format"),
-            output=kwargs.pop("output"),
-            fail_on=kwargs.pop("fail_on"),
-            jobs=kwargs.pop("jobs"),
-            max_log_size=kwargs.pop("max_log_size"),
-        )
-        return command(*args, settings=settings, **kwargs)
+    `keep` names values of other options that `build` also reads and the command still receives.
+    """
 
-    decorated: Any = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated  # type: ignore[no-any-return]
+    def decorate(command: _F) -> _F:
+        decorated: Any = command
+        for option in reversed(options):
+            decorated = option(decorated)
+        names = [param.name for param in decorated.__click_params__[-len(options) :]]
+
+        @functools.wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            values = {name: kwargs.pop(name) for name in names}
+            values.update({name: kwargs.get(name) for name in keep})
+            return command(*args, **{into: build(**values)}, **kwargs)
+
+        wrapper.__click_params__ = decorated.__click_params__  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+_REPORT_OPTIONS = (
+    click.option(
+        "--rules",
+        "rule_paths",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.",
+    ),
+    click.option(
+        "--log-attachment",
+        "log_attachments",
+        multiple=True,
+        metavar="GLOB",
+        help="Which attachments are logs, in order of preference "
+        f"(default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). Repeatable.",
+    ),
+    click.option(
+        "--format",
+        "output_format",
+        type=click.Choice(sorted(RENDERERS)),
+        default="text",
+        show_default=True,
+    ),
+    click.option(
+        "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
+    ),
+    click.option(
+        "--fail-on",
+        "fail_on",
+        multiple=True,
+        type=click.Choice(FAIL_ON_CHOICES),
+        help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
+    ),
+    click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1, 64),
+        default=default_jobs(),
+        show_default=True,
+        help="Worker processes for scanning logs (used when there is enough to scan).",
+    ),
+    click.option(
+        "--max-log-size",
+        default="512MiB",
+        show_default=True,
+        callback=parse_size,
+        help="Analyse at most this much of each log.",
+    ),
+)
+
+
+report_options = option_group(_REPORT_OPTIONS, into="settings", build=ReportSettings)
+"""Add the shared report options; the command receives them as one `settings: ReportSettings`."""
 
 
 def emit(report: Report, output_format: str, output: Path | None) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -16,7 +15,7 @@ import platformdirs
 from rich.console import Console
 
 from forensics.annotate import History
-from forensics.cli.common import translate_errors
+from forensics.cli.common import option_group, translate_errors
 from forensics.errors import StoreNotFoundError
 from forensics.model import Report
 from forensics.render.history import render_history_json, render_history_text
@@ -96,18 +95,15 @@ STORE_OPTION = click.option(
 )
 
 
-def store_options(command: _F) -> _F:
-    """Add --record and --store; the command receives them as one `store_settings: StoreSettings`."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        settings = StoreSettings(record=kwargs.pop("record"), location=kwargs.pop("store_location"))
-        return command(*args, store_settings=settings, **kwargs)
-
-    decorated: Any = click.option(
-        "--record", is_flag=True, help="Save the report into the history store (see --store)."
-    )(STORE_OPTION(wrapper))
-    return decorated  # type: ignore[no-any-return]
+store_options = option_group(
+    (
+        click.option("--record", is_flag=True, help="Save the report into the history store (see --store)."),
+        STORE_OPTION,
+    ),
+    into="store_settings",
+    build=lambda record, store_location: StoreSettings(record=record, location=store_location),
+)
+"""Add --record and --store; the command receives them as one `store_settings: StoreSettings`."""
 
 
 def _filter_options(command: _F) -> _F:
