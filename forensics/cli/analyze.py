@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from forensics.cli.common import ReportSettings, report_options, translate_errors
 from forensics.cli.followups import finish_report
-from forensics.cli.history import StoreSettings, store_options
+from forensics.cli.store_settings import StoreSettings, store_options
 from forensics.report.build import analyze
-
-SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "nightly-allure-results.zip"
+from forensics.samples import SAMPLE
 
 
 @click.command("analyze")

@@ -26,7 +26,7 @@ from forensics.annotate import (
     annotate_report,
 )
 from forensics.cli.common import option_group, translate_errors
-from forensics.cli.history import STORE_OPTION, StoreSettings
+from forensics.cli.store_settings import STORE_OPTION, StoreSettings
 from forensics.model import Report
 from forensics.render.annotation import render_result, result_to_dict
 from forensics.report.redact import Redactor

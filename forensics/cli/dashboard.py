@@ -10,7 +10,7 @@ import click
 from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
-from forensics.cli.history import STORE_VARIABLE, default_store_dir
+from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir
 from forensics.dashboard import read_data_file, write_dashboard
 from forensics.dashboard.site import CAUSES
 from forensics.store import open_store

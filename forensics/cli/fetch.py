@@ -14,7 +14,7 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from forensics.cli.annotate import AnnotateSettings, annotate_options
 from forensics.cli.common import ReportSettings, report_options, translate_errors
 from forensics.cli.followups import finish_report
-from forensics.cli.history import StoreSettings, store_options
+from forensics.cli.store_settings import StoreSettings, store_options
 from forensics.report.build import analyze
 from forensics.report.redact import Redactor
 from forensics.services.github import DEFAULT_API_URL, GitHubClient

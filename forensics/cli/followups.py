@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import sys
 from contextlib import AbstractContextManager, nullcontext
+from typing import TYPE_CHECKING
 
 import click
 
-from forensics.annotate import History
-from forensics.cli.annotate import EXIT_TICKETS_FAILED, AnnotateSettings, render_result
 from forensics.cli.common import EXIT_ERROR, ReportSettings, show_error
-from forensics.cli.history import StoreSettings
+from forensics.cli.store_settings import StoreSettings
 from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.report.redact import Redactor
+
+if TYPE_CHECKING:  # the ticket code (HTTP clients and all) is imported only when tickets are annotated
+    from forensics.annotate import History
+    from forensics.cli.annotate import AnnotateSettings
 
 
 def finish_report(
@@ -40,6 +43,8 @@ def finish_report(
         show_error(err)
         recorded, code = False, EXIT_ERROR
     if annotation is not None:  # the report is on stdout; the ticket outcomes go to stderr
+        from forensics.cli.annotate import EXIT_TICKETS_FAILED, render_result
+
         history: AbstractContextManager[History | None] = (
             store.history_for(report) if recorded else nullcontext(None)
         )

@@ -6,31 +6,44 @@ Each command lives in its own module beside this one; this module only assembles
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 import click
 
-from forensics.cli.analyze import SAMPLE, analyze_command
-from forensics.cli.annotate import annotate_command
-from forensics.cli.dashboard import dashboard_command
-from forensics.cli.fetch import fetch_command
-from forensics.cli.history import history_command, reanalyze_command
-from forensics.cli.render import render_command
-from forensics.cli.rules import rules_group
+from forensics.samples import SAMPLE
 from forensics.version import __version__
+
+_COMMANDS = {  # name → "module:attribute"; a command's module is imported only when it runs (or for --help)
+    "analyze": "forensics.cli.analyze:analyze_command",
+    "fetch": "forensics.cli.fetch:fetch_command",
+    "render": "forensics.cli.render:render_command",
+    "annotate": "forensics.cli.annotate:annotate_command",
+    "history": "forensics.cli.history:history_command",
+    "reanalyze": "forensics.cli.history:reanalyze_command",
+    "dashboard": "forensics.cli.dashboard:dashboard_command",
+    "rules": "forensics.cli.rules:rules_group",
+}
 
 __all__ = ["SAMPLE", "main"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Imports a command's module when the command is used: `analyze` never loads the HTTP clients."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        command: Any = getattr(importlib.import_module(module), attribute)
+        return command  # type: ignore[no-any-return]
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ci-forensics")
 def main() -> None:
     """Tell why each test in a failed CI run really failed."""
-
-
-main.add_command(analyze_command)
-main.add_command(rules_group)
-main.add_command(render_command)
-main.add_command(annotate_command)
-main.add_command(fetch_command)
-main.add_command(dashboard_command)
-main.add_command(history_command)
-main.add_command(reanalyze_command)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from forensics.cli.history import StoreSettings
 from forensics.cli.main import main
+from forensics.cli.store_settings import StoreSettings
 from forensics.errors import StoreError, StoreNotFoundError
 from forensics.model import Report
 from forensics.render.json_report import render_json
