@@ -637,6 +637,18 @@ def test_a_store_that_cannot_be_reached_fails_the_action_after_everything_is_wri
     assert password not in run.everything()
 
 
+def test_tickets_failed_is_told_even_when_the_store_failed_too(
+    tmp_path: Path, nightly: FakeGitHub, linear: FakeLinear
+) -> None:
+    # OPS-4445 does not exist in this Linear, and nothing listens on the store's port: the tool exits 1
+    store = "postgresql://forensics:S3cretStorePassw0rd@127.0.0.1:1/history"
+    run = _annotate(tmp_path, nightly, linear, record="true", store=store)
+    assert (run.exit_code, run.failed_step) == (1, "Apply fail-on and the ticket outcomes")
+    assert run.outputs["tickets-failed"] == "true"
+    assert TICKETS_ERROR in run.stdout.splitlines()
+    assert "S3cretStorePassw0rd" not in run.everything()
+
+
 def _workflow_commands(stdout: str) -> list[str]:
     """The lines the runner takes as workflow commands: none between ::stop-commands::T and ::T::."""
     commands: list[str] = []

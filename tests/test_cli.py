@@ -125,8 +125,8 @@ def test_an_unwritable_output_is_an_error_with_a_hint(tmp_path: Path) -> None:
     blocker.write_text("")
     result = CliRunner().invoke(main, ["analyze", "--demo", "-o", str(blocker / "report.json")])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)  # no traceback
-    assert "Error: cannot write the report to" in result.output
-    assert "Hint: give --output a file" in result.output
+    assert "Error: cannot write " in result.output and "report.json" in result.output
+    assert "Hint: give a file in a folder that exists" in result.output
 
 
 def test_a_store_that_fails_never_costs_the_report(tmp_path: Path) -> None:

@@ -202,7 +202,7 @@ def test_the_seed_cause_page_has_counts_correlation_advice_tests_tickets_and_evi
     text = page.text
     assert "GPU already in use: vLLM's startup free-memory check failed" in text
     assert "Last 30 days 36" in text and "In all 45" in text
-    assert "100% of hits on runner label gpu-a10g-22gb, which ran 40% of runs." in text
+    assert "100% of hits on runner label gpu-a10g-22gb, which ran 40% of jobs." in text
     assert SEED_ADVICE in text
     assert all(test in text for test in SEED_TESTS)
     assert {a.get("href") for a in page.all("a")} >= {

@@ -200,7 +200,7 @@ def test_a_cause_link_navigates_to_its_page_with_evidence_and_advice(visit: Visi
         "146" in evidence.inner_text()
         and "Free memory on device cuda:0 (19.5/22.03 GiB)" in evidence.inner_text()
     )
-    assert "100% of hits on runner label gpu-a10g-22gb, which ran 40% of runs." in page.inner_text("main")
+    assert "100% of hits on runner label gpu-a10g-22gb, which ran 40% of jobs." in page.inner_text("main")
     page.get_by_role("link", name="← All causes").click()
     page.wait_for_url("**/index.html#causes")
     assert page.locator("#causes-table").is_visible()

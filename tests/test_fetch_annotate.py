@@ -133,3 +133,29 @@ def test_a_store_too_old_to_read_still_lets_the_tickets_get_the_root_cause(
     (comment,) = linear.comments_of("OPS-4445")
     assert "0.33 GiB short" in comment["body"] and "History:" not in comment["body"]
     assert schema_version(store) == 1  # a reader never upgrades it
+
+
+def test_the_ticket_outcomes_file_tells_failed_tickets_even_when_the_store_failed_too(
+    services: tuple[FakeGitHub, FakeLinear], tmp_path: Path
+) -> None:
+    _github, linear = services  # OPS-4445 is not in Linear: that ticket fails
+    outcomes = tmp_path / "tickets.json"
+    result = _fetch(
+        "--annotate",
+        "--ticket",
+        "OPS-4445",
+        "--annotate-output",
+        str(outcomes),
+        "--record",
+        "--store",
+        "postgresql://forensics:pw@127.0.0.1:1/none",
+    )
+    assert result.exit_code == 1  # the store's code wins, so the code alone cannot tell about tickets
+    document = json.loads(outcomes.read_text())
+    failed = [ticket["key"] for ticket in document["tickets"] if ticket["action"] == "failed"]
+    assert "OPS-4445" in failed and "OPS-4445" not in linear.issues
+
+
+def test_annotate_output_goes_with_annotate(services: tuple[FakeGitHub, FakeLinear], tmp_path: Path) -> None:
+    result = _fetch("--annotate-output", str(tmp_path / "tickets.json"))
+    assert result.exit_code == 2 and "--annotate-output goes with --annotate" in result.output

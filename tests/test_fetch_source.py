@@ -190,7 +190,7 @@ def test_a_job_without_artifacts_is_analysed_from_its_log(
     assert problem.object == f"job {LOG_ONLY_JOB} 'trtllm / Test cuda13.1 (amd64)'"
     assert problem.message == (
         f"uploaded no allure artifact (none named allure-results-…-{RUN_ID}-{LOG_ONLY_JOB} and none in its "
-        "log's upload lines); analysed the job's log instead"
+        "log's upload lines); the job's log stands in for it"
     )
     assert "if: always()" in problem.hint
     assert (report.inputs[0].kind, report.inputs[0].job_id) == ("log", LOG_ONLY_JOB)
@@ -229,7 +229,7 @@ def test_an_expired_artifact_falls_back_to_the_log_and_says_why(github: FakeGitH
     (problem,) = result.problems
     assert problem.object == f"job 602 'vllm / Test': artifact '{name}'"
     assert problem.message == (
-        f"cannot download artifact '{name}' (run 502): it expired on 2026-04-28; analysed the job's log instead"
+        f"cannot download artifact '{name}' (run 502): it expired on 2026-04-28; the job's log stands in for it"
     )
     assert problem.hint.startswith(
         "artifacts of this run were kept 7 days (retention-days in actions/upload-artifact)"

@@ -132,3 +132,9 @@ def test_the_redactor_never_shows_the_secrets_it_holds() -> None:
     )
     assert redactor.text("key=s3cr3t-deploy-key") == "key=[REDACTED]"  # *KEY* names count as secrets
     assert "ghp_" not in repr(redactor) and "s3cr3t" not in repr(redactor)
+
+
+@pytest.mark.parametrize("name", ["SSHKEY", "SIGNINGKEY", "DEPLOY_KEY", "KEY_ID", "DB_PASSWD", "npm_token"])
+def test_any_variable_whose_name_says_it_is_a_secret_is_redacted(name: str) -> None:
+    redactor = Redactor.from_environment({name: "value-of-the-secret", "HOME": "/home/ci-runner"})
+    assert redactor.text("x value-of-the-secret /home/ci-runner") == "x [REDACTED] /home/ci-runner"

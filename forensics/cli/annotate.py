@@ -26,7 +26,7 @@ from forensics.annotate import (
     annotate_report,
 )
 from forensics.cli.common import option_group, translate_errors
-from forensics.cli.store_settings import STORE_OPTION, StoreSettings
+from forensics.cli.store_settings import STORE_VARIABLE, StoreSettings
 from forensics.model import Report
 from forensics.render.annotation import render_result, result_to_dict
 from forensics.report.redact import Redactor
@@ -136,7 +136,15 @@ annotate_options = option_group(
     "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 @click.option("--strict", is_flag=True, help="Also exit 4 when a ticket reference does not resolve.")
-@STORE_OPTION
+@click.option(
+    "--store",
+    "store_location",
+    envvar=STORE_VARIABLE,
+    metavar="LOCATION",
+    help="History store to show each cause's first/last seen and counts from (only read; without --store "
+    f"or {STORE_VARIABLE} no history is shown): a SQLite file, sqlite:///path or postgresql://user@host/db "
+    f"[env {STORE_VARIABLE}].",
+)
 @translate_errors
 def annotate_command(
     report_path: Path,

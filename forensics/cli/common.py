@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -197,16 +198,21 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
         else:
             console.print(rendered)
         return
+    if not isinstance(rendered, str):
+        buffer = io.StringIO()
+        Console(file=buffer, width=120, no_color=True, highlight=False).print(rendered)
+        rendered = buffer.getvalue()
+    write_text(output, rendered)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write an output file; a path that cannot be written is a ConfigError naming it."""
     try:
-        with output.open("w", encoding="utf-8") as stream:
-            if isinstance(rendered, str):
-                stream.write(rendered)
-            else:
-                Console(file=stream, width=120, no_color=True, highlight=False).print(rendered)
+        path.write_text(text, encoding="utf-8")
     except OSError as err:
         raise ConfigError(
-            f"cannot write the report to '{output}': {err.strerror or err}",
-            hint="give --output a file in a folder that exists and you can write to",
+            f"cannot write '{path}': {err.strerror or err}",
+            hint="give a file in a folder that exists and you can write to",
         ) from err
 
 

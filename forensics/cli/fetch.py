@@ -60,6 +60,12 @@ from forensics.sources.repository import resolve_repository
     is_flag=True,
     help="Then comment the root causes on the linked Linear, GitHub and Jira tickets (as `annotate`).",
 )
+@click.option(
+    "--annotate-output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="With --annotate: also write the ticket outcomes as JSON (as `annotate --format json`) to FILE.",
+)
 @annotate_options
 @report_options
 @store_options
@@ -75,6 +81,7 @@ def fetch_command(
     download_only: Path | None,
     quiet: bool,
     annotate: bool,
+    annotate_output: Path | None,
     annotation: AnnotateSettings,
     settings: ReportSettings,
     store_settings: StoreSettings,
@@ -89,11 +96,14 @@ def fetch_command(
         raise click.UsageError("--workflow and --latest-failed go together")
     if branch is not None and workflow is None:
         raise click.UsageError("--branch only narrows --workflow")
+    if annotate_output is not None and not annotate:
+        raise click.UsageError("--annotate-output goes with --annotate")
     if download_only is not None:
         ignored = [
             flag
             for flag, given in (
                 ("--annotate", annotate),
+                ("--annotate-output", annotate_output is not None),
                 ("--record", store_settings.record),
                 ("--format", settings.output_format != "text"),
                 ("--output", settings.output is not None),
@@ -134,6 +144,7 @@ def fetch_command(
         store=store_settings,
         redactor=options.redactor,
         annotation=annotation if annotate else None,
+        annotate_output=annotate_output,
     )
 
 

@@ -8,13 +8,15 @@ could not be annotated, else 3 when a --fail-on condition holds (a nightly with 
 
 from __future__ import annotations
 
+import json
 import sys
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from forensics.cli.common import EXIT_ERROR, ReportSettings, show_error
+from forensics.cli.common import EXIT_ERROR, ReportSettings, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
 from forensics.errors import StoreError
 from forensics.model import Report
@@ -32,6 +34,7 @@ def finish_report(
     store: StoreSettings,
     redactor: Redactor,
     annotation: AnnotateSettings | None = None,
+    annotate_output: Path | None = None,
 ) -> None:
     """Emit, then record (--record), then annotate (--annotate); exit with the code the module doc gives."""
     settings.emit(report)
@@ -43,7 +46,8 @@ def finish_report(
         show_error(err)
         recorded, code = False, EXIT_ERROR
     if annotation is not None:  # the report is on stdout; the ticket outcomes go to stderr
-        from forensics.cli.annotate import EXIT_TICKETS_FAILED, render_result
+        from forensics.cli.annotate import EXIT_TICKETS_FAILED
+        from forensics.render.annotation import render_result, result_to_dict
 
         history: AbstractContextManager[History | None] = (
             store.history_for(report) if recorded else nullcontext(None)
@@ -56,6 +60,10 @@ def finish_report(
             code = EXIT_ERROR
             result = annotation.run(report, dry_run=False, history=None)
         click.echo(render_result(result), err=True, nl=False)
+        if annotate_output is not None:  # for machines (the Action): which tickets failed, whatever the code
+            write_text(
+                annotate_output, json.dumps(result_to_dict(result), indent=2, ensure_ascii=False) + "\n"
+            )
         if result.failed and code != EXIT_ERROR:
             code = EXIT_TICKETS_FAILED
     if code:

@@ -23,7 +23,7 @@ from forensics.rules.suggest import suggest
 
 @click.group("rules")
 def rules_group() -> None:
-    """Work with root-cause rules: list, explain, test."""
+    """Work with root-cause rules: list, explain, test, lint, suggest, backtest."""
 
 
 @rules_group.command("test")

@@ -22,7 +22,7 @@ _ENVIRONMENT_COLUMNS = (
     Column("Value"),
     Column("Hits", number=True),
     Column("Share of hits", number=True),
-    Column("Share of runs", number=True),
+    Column("Share of jobs", number=True),
 )
 
 
@@ -157,7 +157,7 @@ def _environment(cause: Cause) -> Html:
         heading,
         lead,
         sortable_table(
-            caption="The cause's hits on each runner and GPU, against the share of all runs each one ran",
+            caption="The cause's hits on each runner and GPU, against the share of all jobs each one ran",
             columns=_ENVIRONMENT_COLUMNS,
             rows=rows,
             table_id="environment-table",

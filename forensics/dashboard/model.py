@@ -49,7 +49,7 @@ class EnvironmentShare:
 
     @property
     def lift(self) -> float:
-        """How much more often the cause hits here than this value's share of runs would predict."""
+        """How much more often the cause hits here than this value's share of jobs would predict."""
         return self.hit_share - self.run_share
 
 

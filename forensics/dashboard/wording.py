@@ -69,10 +69,10 @@ def capitalised(text: str) -> str:
 
 
 def correlation(share: EnvironmentShare) -> str:
-    """`100% of hits on runner label gpu-a10g, which ran 40% of runs`."""
+    """`100% of hits on runner label gpu-a10g, which ran 40% of jobs`."""
     return (
         f"{percent(share.hit_share)} of hits on {dimension_label(share.dimension)} {share.value}, "
-        f"which ran {percent(share.run_share)} of runs"
+        f"which ran {percent(share.run_share)} of jobs"
     )
 
 

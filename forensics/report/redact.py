@@ -26,9 +26,7 @@ from forensics.model import (
 )
 
 REDACTED = "[REDACTED]"
-_SECRET_NAME = regex.compile(
-    r"TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|(?:^|_)KEYS?(?:_|$)", regex.I
-)
+_SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _PATTERNS: tuple[tuple[regex.Pattern[str], str], ...] = (
     # credentials in URLs: scheme://user:password@host

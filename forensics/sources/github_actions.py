@@ -277,7 +277,7 @@ class GitHubActionsSource:
             reason = f"uploaded no allure artifact (none named {expected}{searched})"
             hint = _NOT_UPLOADED_HINT
         if log_error is None:
-            return Problem(object=subject, message=f"{reason}; analysed the job's log instead", hint=hint)
+            return Problem(object=subject, message=f"{reason}; the job's log stands in for it", hint=hint)
         return Problem(
             object=subject,
             message=f"{reason}; its log could not be read either: {log_error.message}",
