@@ -12,25 +12,39 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import requests
 
 from forensics.errors import (
-    AuthenticationError,
-    GoneError,
-    NotFoundError,
     RateLimitedError,
     ServiceError,
     UnavailableError,
 )
+from forensics.services.refusals import (
+    RETRY_STATUSES,
+    refusal_error,
+    response_detail,
+    standard_rate_limit_wait,
+    url_path,
+)
 from forensics.version import __version__
 
+__all__ = [
+    "Download",
+    "HttpClient",
+    "Notify",
+    "Progress",
+    "RateLimitWait",
+    "RetryPolicy",
+    "response_detail",
+    "standard_rate_limit_wait",
+    "url_path",
+]
+
 USER_AGENT = f"ci-forensics/{__version__} (+https://github.com/ci-forensics/ci-forensics)"
-_RETRY_STATUSES = frozenset({500, 502, 503, 504})
 _CHUNK = 1 << 20
 
 Notify = Callable[[str], None]
@@ -63,38 +77,6 @@ class Download:
     path: Path
     size: int
     sha256: str
-
-
-def standard_rate_limit_wait(
-    response: requests.Response, *, now: Callable[[], float] = time.time
-) -> float | None:
-    """GitHub's and most REST services' rate-limit signals, as seconds to wait.
-
-    `retry-after` (secondary limits, Jira's 429) wins; else `x-ratelimit-remaining: 0` waits until
-    `x-ratelimit-reset` (epoch seconds). A 429 with neither waits a minute, as GitHub's docs advise.
-    """
-    if response.status_code not in (403, 429):
-        return None
-    retry_after = response.headers.get("retry-after")
-    if retry_after:
-        return _parse_retry_after(retry_after, now)
-    if response.headers.get("x-ratelimit-remaining") == "0":
-        reset = response.headers.get("x-ratelimit-reset", "")
-        if reset.isdigit():
-            return max(0.0, int(reset) - now()) + 1.0
-        return 60.0
-    if response.status_code == 429 or "secondary rate limit" in response.text.lower():
-        return 60.0
-    return None
-
-
-def _parse_retry_after(value: str, now: Callable[[], float]) -> float:
-    if value.strip().isdigit():
-        return float(value.strip())
-    try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - now())
-    except (TypeError, ValueError):
-        return 60.0
 
 
 @dataclass(slots=True)
@@ -196,7 +178,7 @@ class HttpClient:
                 self._say(f"{self.service} rate limit: waiting {wait:.0f} s before retrying {what}")
                 self.sleep(wait)
                 continue
-            if response.status_code in _RETRY_STATUSES and attempt < self.retry.attempts:
+            if response.status_code in RETRY_STATUSES and attempt < self.retry.attempts:
                 response.close()
                 self._back_off(attempt, f"{self.service} answered {response.status_code} for {what}")
                 continue
@@ -315,7 +297,7 @@ class HttpClient:
                     hint="signed download URLs live about a minute: retry later",
                 ) from None
             # 5xx, and 401/403 from a signed URL that expired on the way: a fresh redirect may do
-            if response.status_code in _RETRY_STATUSES or response.status_code in (401, 403):
+            if response.status_code in RETRY_STATUSES or response.status_code in (401, 403):
                 response.close()
                 raise _RetryableDownloadError(f"the storage host answered HTTP {response.status_code}")
             if response.status_code != 200:
@@ -333,38 +315,7 @@ class HttpClient:
             explained = self.explain(response, what)
             if explained is not None:
                 return explained
-        status = response.status_code
-        detail = response_detail(response)
-        where = f"{what} ({url_path(url)})"
-        if status == 401:
-            return AuthenticationError(
-                f"{self.service} refused the credentials for {where}: {detail}",
-                hint=f"check the {self.service} token: it is missing, expired or revoked",
-                status=status,
-            )
-        if status == 403:
-            return AuthenticationError(
-                f"{self.service} forbids {where}: {detail}",
-                hint="the token lacks a permission for this object",
-                status=status,
-            )
-        if status == 404:
-            return NotFoundError(
-                f"{self.service} has no {where}",
-                hint="check the id and the repository; private objects also answer 404 without access",
-                status=status,
-            )
-        if status == 410:
-            return GoneError(
-                f"{what} is gone from {self.service}: {detail}", hint="it expired", status=status
-            )
-        if status in _RETRY_STATUSES:
-            return UnavailableError(
-                f"{self.service} kept failing for {where} (HTTP {status}) after {self.retry.attempts} tries",
-                hint=f"retry later; check {self.service}'s status page",
-                status=status,
-            )
-        return ServiceError(f"{self.service} answered HTTP {status} for {where}: {detail}", status=status)
+        return refusal_error(response, service=self.service, what=what, url=url, attempts=self.retry.attempts)
 
     def _back_off(self, attempt: int, reason: str) -> None:
         wait = min(self.retry.backoff * 2 ** (attempt - 1), self.retry.max_backoff)
@@ -406,23 +357,3 @@ def _stream(response: requests.Response, partial: Path, progress: Progress | Non
 
 def _field(document: Any, key: str) -> Any:
     return document.get(key, []) if isinstance(document, dict) else None
-
-
-def url_path(url: str) -> str:
-    """Only the path of a URL: queries may hold signatures and are never shown."""
-    return urlsplit(url).path or "/"
-
-
-def response_detail(response: requests.Response) -> str:
-    """The service's own message, short and on one line."""
-    try:
-        document = response.json()
-    except ValueError:
-        text = response.text.strip().splitlines()
-        return text[0][:200] if text else f"HTTP {response.status_code}"
-    if isinstance(document, dict):
-        for key in ("message", "error", "errorMessages"):
-            value = document.get(key)
-            if value:
-                return str(value)[:200]
-    return f"HTTP {response.status_code}"
