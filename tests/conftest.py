@@ -39,9 +39,16 @@ def quiet_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
             or name.startswith(_SERVICE_PREFIXES)
         ):
             monkeypatch.delenv(name, raising=False)
+        if name.startswith("PG"):  # libpq settings (PGHOSTADDR, PGSERVICE, …) would redirect the store tests
+            monkeypatch.delenv(name, raising=False)
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.setenv("PGPASSFILE", str(home / "no-pgpass"))  # not the user's ~/.pgpass
+    monkeypatch.setenv(
+        "GIT_CONFIG_GLOBAL", os.devnull
+    )  # `git remote get-url` without the user's url rewrites
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
 
 
 @pytest.fixture(scope="session")

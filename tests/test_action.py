@@ -505,7 +505,10 @@ def test_a_fetch_error_fails_the_action_with_the_hint_and_no_token(
 def test_the_action_installs_the_tool_from_its_own_checkout(tmp_path: Path, nightly: FakeGitHub) -> None:
     store = tmp_path / "history.sqlite3"
     inputs = {"formats": "github", "record": "true", "store": str(store)}
-    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
+    # pip reads the same package index `make dev` installs from (no internet needed where that is local);
+    # its cache goes to the test's folder, not the user's
+    pip = {"PIP_CACHE_DIR": str(tmp_path / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs, job_environment=pip)
     assert (run.exit_code, run.failed_step) == (0, None), run.stderr
     venv_python = tmp_path / "runner-temp" / "ci-forensics-venv" / "bin" / "python"
     assert f"ci-forensics, version {__version__}" in run.stdout
@@ -614,7 +617,6 @@ def test_record_keeps_the_run_in_the_store_that_history_reads(tmp_path: Path, ni
     )
     causes = {cause["key"]: cause for cause in json.loads(history.stdout)["causes"]}
     assert causes["vllm.startup-free-memory"]["counts"]["total"] == 3
-    assert "vllm.startup-free-memory" in causes
     _assert_no_secret(run)
 
 

@@ -95,7 +95,15 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     data = tmp_path / "data.json"
     data.write_text(json.dumps(dashboard_document()), encoding="utf-8")
     assert _run("dashboard", "--data", str(data)).exit_code == 2  # no --out
-    both = _run("dashboard", "--data", str(data), "--store", str(tmp_path / "h.sqlite3"), "--out", "site")
+    both = _run(
+        "dashboard",
+        "--data",
+        str(data),
+        "--store",
+        str(tmp_path / "h.sqlite3"),
+        "--out",
+        str(tmp_path / "site"),
+    )
     assert both.exit_code == 2 and "give --store or --data, not both" in both.output
     days = _run("dashboard", "--data", str(data), "--days", "7", "--out", str(tmp_path / "site"))
     assert days.exit_code == 2 and "--days applies to --store" in days.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -58,18 +59,19 @@ def test_service_errors_pass_as_they_are(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "error",
+    "make_error",
     [
-        OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),  # write() names no file
-        OSError(errno.EDQUOT, os.strerror(errno.EDQUOT)),
-        PermissionError(errno.EACCES, os.strerror(errno.EACCES), "{folder}/1.zip.part-7-1"),
+        lambda _folder: OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)),  # write() names no file
+        lambda _folder: OSError(errno.EDQUOT, os.strerror(errno.EDQUOT)),
+        lambda folder: PermissionError(errno.EACCES, os.strerror(errno.EACCES), f"{folder}/1.zip.part-7-1"),
     ],
     ids=["disk-full", "quota", "cannot-create-the-partial"],
 )
-def test_trouble_with_the_caches_own_files_is_a_clear_error(tmp_path: Path, error: OSError) -> None:
+def test_trouble_with_the_caches_own_files_is_a_clear_error(
+    tmp_path: Path, make_error: Callable[[Path], OSError]
+) -> None:
     cache, path = _cache(tmp_path)
-    if isinstance(error.filename, str):
-        error.filename = error.filename.format(folder=path.parent)
+    error = make_error(path.parent)  # a fresh error per run: the parameters are shared by the session
     with pytest.raises(ConfigError) as raised:
         cache.obtain(path, _raises(error))  # type: ignore[arg-type]
     assert raised.value.message == f"cannot write to the download cache '{cache.root}': {error.strerror}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -280,6 +281,8 @@ def test_repository_resolution_order(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert resolve_repository(None, environment=environment, directory=checkout) == "ci/from-environment"
     if shutil.which("git"):
         assert resolve_repository(None, environment={}, directory=checkout) == "acme/widgets"
+    elif os.environ.get("CI"):
+        pytest.fail("git is not installed: the git-remote fallback of --repo goes untested")
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ConfigError, match="which GitHub repository") as raised:

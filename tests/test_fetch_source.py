@@ -326,7 +326,7 @@ def test_a_second_fetch_downloads_nothing(github: FakeGitHub, tmp_path: Path) ->
 def test_two_processes_sharing_the_cache_both_end_with_complete_files(
     github: FakeGitHub, tmp_path: Path
 ) -> None:
-    both_asked = threading.Barrier(2, timeout=5)
+    both_asked = threading.Barrier(2, timeout=60)  # spawned processes start slowly on a busy machine
 
     def answer_once_both_asked(request: Request) -> None:  # so the two downloads of each file overlap
         with contextlib.suppress(threading.BrokenBarrierError):

@@ -33,7 +33,9 @@ def github() -> Iterator[FakeGitHub]:
 
 
 def _client(github: FakeGitHub, *, token: str | None = TOKEN, **options: object) -> GitHubClient:
-    return GitHubClient(base_url=github.api.url, token=token, timeout=5, retry=FAST, **options)  # type: ignore[arg-type]
+    return GitHubClient(  # type: ignore[arg-type]
+        base_url=github.api.url, token=token, timeout=5, **{"retry": FAST, **options}
+    )
 
 
 def test_issue_comments_list_create_and_update(github: FakeGitHub) -> None:
@@ -167,7 +169,7 @@ def test_a_502_then_success(github: FakeGitHub) -> None:
 
 def test_primary_rate_limit_waits_until_the_reset(github: FakeGitHub) -> None:
     github.add_run(101)
-    reset = int(time.time()) + 1
+    reset = int(time.time()) + 30  # far enough that "until the reset" differs from any fixed wait
     github.api.fail_next(
         "/repos/",
         Reply.json(
@@ -178,9 +180,10 @@ def test_primary_rate_limit_waits_until_the_reset(github: FakeGitHub) -> None:
     )
     waits: list[float] = []
     notices: list[str] = []
-    with _client(github, sleep=waits.append, notify=notices.append) as client:
+    patient = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.02, max_rate_limit_wait=60)
+    with _client(github, sleep=waits.append, notify=notices.append, retry=patient) as client:
         assert client.get_run(REPO, 101).id == 101
-    assert len(waits) == 1 and 0.5 < waits[0] <= 2.5  # until the reset, plus a second for clock skew
+    assert len(waits) == 1 and 29.0 <= waits[0] <= 31.5  # until the reset, plus a second for clock skew
     assert "rate limit" in notices[0]
 
 

@@ -53,23 +53,23 @@ def test_a_redirect_loop_at_the_storage_host_names_the_artifact_not_the_signed_u
 def test_a_dead_storage_host_is_retried_then_unavailable_without_its_url(
     server: FakeServer, tmp_path: Path
 ) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
+    with socket.socket() as probe:  # bound but not listening: connections are refused, and no one can take it
         probe.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{probe.getsockname()[1]}/blob?{SIGNATURE}"
-    server.route("GET", r"/download", lambda _: Reply(status=302, headers={"Location": dead}))
-    with pytest.raises(UnavailableError) as raised:
-        _client(server.url).download("/download", tmp_path / "a.zip", what="artifact 'allure-results-x'")
+        server.route("GET", r"/download", lambda _: Reply(status=302, headers={"Location": dead}))
+        with pytest.raises(UnavailableError) as raised:
+            _client(server.url).download("/download", tmp_path / "a.zip", what="artifact 'allure-results-x'")
     assert "kept failing after 2 tries" in raised.value.message
     assert SIGNATURE not in str(raised.value) and raised.value.__cause__ is None
     assert len([r for r in server.requests if r.path == "/download"]) == 2  # a fresh redirect per try
 
 
 def test_a_dead_api_host_says_how_often_it_was_tried(tmp_path: Path) -> None:
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound but not listening
         probe.bind(("127.0.0.1", 0))
         base = f"http://127.0.0.1:{probe.getsockname()[1]}"
-    with pytest.raises(UnavailableError) as raised:
-        _client(base).get_json("/repos/a/b/actions/jobs/1", what="job 1")
+        with pytest.raises(UnavailableError) as raised:
+            _client(base).get_json("/repos/a/b/actions/jobs/1", what="job 1")
     assert "tried 2 times" in raised.value.hint and raised.value.__cause__ is None
 
 

@@ -362,5 +362,7 @@ def running_github(**options: Any) -> Iterator[FakeGitHub]:
     try:
         yield FakeGitHub(api=api, storage=storage, **options)
     finally:
-        api.stop()
-        storage.stop()
+        try:
+            api.stop()
+        finally:
+            storage.stop()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class FakeServer:
         self.routes: list[tuple[str, re.Pattern[str], Handler]] = []
         self.requests: list[Request] = []
         self.faults: list[tuple[str, Reply]] = []  # (path prefix, reply) used once each, in order
+        self.errors: list[str] = []  # handler crashes: answered 500, and stop() fails the test with them
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._httpd.daemon_threads = True
@@ -91,8 +93,11 @@ class FakeServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving; a handler that crashed meanwhile fails the test here (a client may have retried it)."""
         self._httpd.shutdown()
         self._httpd.server_close()
+        if self.errors:
+            raise AssertionError("a fake server handler crashed:\n" + "\n".join(self.errors))
 
     def _dispatch(self, request: Request) -> Reply:
         with self._lock:
@@ -129,7 +134,11 @@ class FakeServer:
                     headers={name.lower(): value for name, value in self.headers.items()},
                     body=body,
                 )
-                reply = server._dispatch(request)
+                try:
+                    reply = server._dispatch(request)
+                except Exception:  # a fake's bug or an unexpected request: never a silent dropped connection
+                    server.errors.append(f"{request.method} {request.path}\n{traceback.format_exc()}")
+                    reply = Reply(status=500, body="fake server handler crashed")
                 payload = reply.body
                 if isinstance(payload, str):
                     payload = payload.encode()

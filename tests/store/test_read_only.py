@@ -164,13 +164,13 @@ def test_ticket_history_reads_a_store_and_creates_none(store_location: str, samp
 
 
 def test_ticket_history_while_recording_uses_the_store_the_recording_made(
-    store_location: str, sample_report: Report
+    store_location: str, sample_report: Report, tmp_path: Path
 ) -> None:
     recording = StoreSettings(record=True, location=store_location)
     with recording.history_for(sample_report) as history:
         assert history is not None and history("vllm.startup-free-memory") is None  # nothing recorded yet
     assert schema_version(store_location) == SCHEMA_VERSION
-    with open_store(store_location, default_dir=Path("."), mode="write") as store:
+    with open_store(store_location, default_dir=tmp_path, mode="write") as store:
         record_report(store, sample_report)
     with StoreSettings(record=False, location=store_location).history_for(sample_report) as history:
         assert history is not None

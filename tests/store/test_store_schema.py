@@ -115,11 +115,11 @@ def test_unknown_schemes_are_refused(tmp_path: Path) -> None:
 
 
 def test_an_unreachable_server_names_it_without_the_password(tmp_path: Path) -> None:
-    closed_port = "postgresql://triage:hunter2-secret@127.0.0.1:9/history?connect_timeout=2"
+    closed_port = "postgresql://triage:hunter2-secret@127.0.0.1:1/history?connect_timeout=2"
     with pytest.raises(StoreError) as raised:
         open_store(closed_port, default_dir=tmp_path)
     assert raised.value.message.startswith(
-        "cannot connect to history store postgresql://triage@127.0.0.1:9/history"
+        "cannot connect to history store postgresql://triage@127.0.0.1:1/history"
     )
     assert "hunter2" not in raised.value.message and "hunter2" not in raised.value.hint
     assert "PGPASSWORD" in raised.value.hint
