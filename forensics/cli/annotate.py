@@ -45,7 +45,6 @@ __all__ = [
     "annotate_command",
     "annotate_options",
     "connect_sinks",
-    "posting_redactor",
     "render_result",  # fetch --annotate prints the outcome as annotate does
 ]
 
@@ -74,7 +73,7 @@ class AnnotateSettings:
             jira_base_url=self.jira_url or "",
             jira_projects=frozenset(project.upper() for project in projects),
             scope=self.scope,
-            redactor=posting_redactor(os.environ),
+            redactor=Redactor.from_environment(os.environ),  # posted text leaves the machine: redact again
         )
         with ExitStack() as stack:
             sinks = (
@@ -172,11 +171,6 @@ def annotate_command(
         click.echo(render_result(result), nl=False)
     if result.failed or (strict and result.problems):
         sys.exit(EXIT_TICKETS_FAILED)
-
-
-def posting_redactor(environment: Mapping[str, str]) -> Redactor:
-    """The report redactor over this environment: posted text leaves the machine, so redact again."""
-    return Redactor.from_environment(environment)
 
 
 def connect_sinks(

@@ -6,6 +6,14 @@ from dataclasses import dataclass
 
 from forensics.model import Finding, Group, InputInfo, JobContext, Report, Verdict
 
+CATEGORY_STYLE = {  # rich styles of a root cause's category, in the text report and in `history`
+    "infrastructure": "magenta",
+    "dependency": "yellow",
+    "product": "red",
+    "test": "cyan",
+    "external-service": "blue",
+}
+
 
 def plural(count: int, noun: str) -> str:
     """`1 test`, `3 tests`."""

@@ -5,7 +5,7 @@ not printed here) and JSON (schema 1.0; fields are only added within 1.x).
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from rich.console import Group as RichGroup
@@ -13,18 +13,12 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from forensics.render.common import plural
+from forensics.render.common import CATEGORY_STYLE, plural
 from forensics.store.changes import Sighting
+from forensics.store.documents import counts_to_dict, iso, share_to_dict, sighting_to_dict
 from forensics.store.history import CauseHistory, DayTotals, History
 
 HISTORY_SCHEMA_VERSION = "1.0"
-_CATEGORY_STYLE = {
-    "infrastructure": "magenta",
-    "dependency": "yellow",
-    "product": "red",
-    "test": "cyan",
-    "external-service": "blue",
-}
 _STATUS_STYLE = {"new": "bold red", "returning": "bold yellow", "recurring": "yellow", "gone": "green"}
 
 
@@ -108,16 +102,6 @@ def history_to_dict(found: History) -> dict[str, Any]:
     }
 
 
-def iso(moment: datetime) -> str:
-    """`2026-03-01T06:00:00Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def sighting_to_dict(seen: Sighting) -> dict[str, Any]:
-    """A run where something was seen, as JSON."""
-    return {"at": iso(seen.at), "run_id": seen.run_id, "run_url": seen.run_url, "head_sha": seen.head_sha}
-
-
 def _cause(cause: CauseHistory) -> dict[str, Any]:
     stats = cause.stats
     return {
@@ -127,24 +111,10 @@ def _cause(cause: CauseHistory) -> dict[str, Any]:
         "category": cause.category or None,
         "first_seen": sighting_to_dict(cause.first_seen),
         "last_seen": sighting_to_dict(cause.last_seen),
-        "counts": {
-            "24h": stats.count_24h,
-            "7d": stats.count_7d,
-            "30d": stats.count_30d,
-            "total": stats.total,
-        },
+        "counts": counts_to_dict(stats),
         "window_hits": cause.window_hits,
         "tests": list(cause.tests),
-        "environment": [
-            {
-                "dimension": share.dimension,
-                "value": share.value,
-                "hits": share.hits,
-                "hit_share": share.hit_share,
-                "run_share": share.run_share,
-            }
-            for share in cause.environment
-        ],
+        "environment": [share_to_dict(share) for share in cause.environment],
         "pattern": cause.pattern or None,
     }
 
@@ -177,7 +147,7 @@ def _causes(causes: tuple[CauseHistory, ...]) -> Text:
     for cause in causes:
         stats = cause.stats
         text.append(f"\n\n{cause.key}" if text else f"\n{cause.key}", style="bold")
-        text.append(f" · {cause.category or 'unexplained'}", style=_CATEGORY_STYLE.get(cause.category, "dim"))
+        text.append(f" · {cause.category or 'unexplained'}", style=CATEGORY_STYLE.get(cause.category, "dim"))
         text.append(f" — {plural(cause.window_hits, 'hit')}, {plural(len(cause.tests), 'test')}")
         text.append(
             f"  (24 h {stats.count_24h} · 7 d {stats.count_7d} · 30 d {stats.count_30d} · total {stats.total})",

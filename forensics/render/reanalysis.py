@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from forensics.render.common import plural
-from forensics.render.history import iso
+from forensics.store.documents import iso
 from forensics.store.reanalyze import Reanalysis
 
 REANALYSIS_SCHEMA_VERSION = "1.0"

@@ -10,6 +10,7 @@ from rich.text import Text
 
 from forensics.model import Evidence, Finding, Group, Report, RunContext, Verdict
 from forensics.render.common import (
+    CATEGORY_STYLE,
     JobSection,
     distinct_summaries,
     evidence_place,
@@ -23,13 +24,6 @@ from forensics.render.common import (
 )
 
 _MAX_TESTS_SHOWN = 15
-_CATEGORY_STYLE = {
-    "infrastructure": "magenta",
-    "dependency": "yellow",
-    "product": "red",
-    "test": "cyan",
-    "external-service": "blue",
-}
 
 
 def render_text(report: Report) -> RenderableType:
@@ -162,7 +156,7 @@ def _cause_panel(members: list[Verdict]) -> Panel:
     first = members[0].root_cause
     assert first is not None
     body = Text()
-    body.append(f"{first.category.value}", style=_CATEGORY_STYLE.get(first.category.value, ""))
+    body.append(f"{first.category.value}", style=CATEGORY_STYLE.get(first.category.value, ""))
     body.append(f" · rule {first.rule_id}\n\n", style="dim")
     for summary, sharing in distinct_summaries(members):
         if len(sharing) != len(members):

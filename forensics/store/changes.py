@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from forensics.store import queries
 from forensics.store.base import Store
-from forensics.store.queries import Filters, HitRow, RunRow
+from forensics.store.queries import Filters, HitRow, OutcomeGroup, RunRow
 from forensics.store.runs import LOCAL_PROVIDER
 
 DAY = 86400
@@ -136,33 +136,24 @@ def series_changes(
 
 def flaky_tests(store: Store, filters: Filters, *, since: int, until: int) -> tuple[FlakyTest, ...]:
     """Tests that passed and failed on one commit since `since`: across runs, or a retry within a run."""
-    flaky = [
-        FlakyTest(
-            name=group.name,
-            repository=group.repository,
-            head_sha=group.head_sha,
-            passed=group.passed,
-            failed=group.failed,
-            runs=group.runs,
-            causes=group.causes,
-            retried=False,
-        )
-        for group in queries.outcomes_on_commits(store, filters, since=since, until=until)
-    ]
-    flaky.extend(
-        FlakyTest(
-            name=group.name,
-            repository=group.repository,
-            head_sha=group.head_sha,
-            passed=group.passed,
-            failed=group.failed,
-            runs=group.runs,
-            causes=(),
-            retried=True,
-        )
-        for group in queries.passed_after_retries(store, filters, since=since, until=until)
-    )
+    across = queries.outcomes_on_commits(store, filters, since=since, until=until)
+    retried = queries.passed_after_retries(store, filters, since=since, until=until)
+    flaky = [_flaky(group, causes=group.causes, retried=False) for group in across]
+    flaky.extend(_flaky(group, causes=(), retried=True) for group in retried)
     return tuple(sorted(flaky, key=lambda test: (-test.failed, test.name, test.head_sha, test.retried)))
+
+
+def _flaky(group: OutcomeGroup, *, causes: tuple[str, ...], retried: bool) -> FlakyTest:
+    return FlakyTest(
+        name=group.name,
+        repository=group.repository,
+        head_sha=group.head_sha,
+        passed=group.passed,
+        failed=group.failed,
+        runs=group.runs,
+        causes=causes,
+        retried=retried,
+    )
 
 
 def _counts(hits: Sequence[HitRow]) -> dict[str, int]:

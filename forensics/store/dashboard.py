@@ -12,7 +12,7 @@ import regex
 
 from forensics.store import queries
 from forensics.store.base import Store
-from forensics.store.changes import Sighting
+from forensics.store.documents import counts_to_dict, iso, share_to_dict, sighting_to_dict
 from forensics.store.history import CauseHistory, Window, cause_histories, day_totals, open_window
 from forensics.store.queries import Filters, FindingRow, HitRow
 from forensics.store.runs import LOCAL_PROVIDER
@@ -59,11 +59,6 @@ def dashboard_data(store: Store, *, now: datetime | None = None, days: int = 30)
     }
 
 
-def iso(moment: datetime) -> str:
-    """`2026-03-01T06:00:00Z`."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _cause(
     cause: CauseHistory, recent: list[HitRow], stored: dict[int, FindingRow], window: Window
 ) -> dict[str, Any]:
@@ -79,26 +74,12 @@ def _cause(
         "title": cause.title,
         "category": cause.category or None,
         "advice": cause.advice,
-        "first_seen": _sighting(cause.first_seen),
-        "last_seen": _sighting(cause.last_seen),
-        "counts": {
-            "24h": cause.stats.count_24h,
-            "7d": cause.stats.count_7d,
-            "30d": cause.stats.count_30d,
-            "total": cause.stats.total,
-        },
+        "first_seen": sighting_to_dict(cause.first_seen),
+        "last_seen": sighting_to_dict(cause.last_seen),
+        "counts": counts_to_dict(cause.stats),
         "tests": list(cause.tests),
         "tickets": [{"key": key, "url": url} for key, url in tickets.items()],
-        "environment": [
-            {
-                "dimension": share.dimension,
-                "value": share.value,
-                "hits": share.hits,
-                "hit_share": share.hit_share,
-                "run_share": share.run_share,
-            }
-            for share in cause.environment
-        ],
+        "environment": [share_to_dict(share) for share in cause.environment],
         "examples": [
             _example(hit, stored[hit.test_pk], window)
             for hit in recent[:MAX_EXAMPLES]
@@ -123,10 +104,6 @@ def _example(hit: HitRow, finding: FindingRow, window: Window) -> dict[str, Any]
             "excerpt": [{"line": number, "text": text} for number, text in finding.excerpt],
         },
     }
-
-
-def _sighting(seen: Sighting) -> dict[str, Any]:
-    return {"at": iso(seen.at), "run_id": seen.run_id, "run_url": seen.run_url, "head_sha": seen.head_sha}
 
 
 def _matrix(
