@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from tests.fakes.server import FakeServer, Reply, Request
+from tests.fakes.server import FakeServer, Reply, Request, answer_created
 
 REFERENCE_API = Path(__file__).resolve().parents[3] / "shared" / "reference" / "github-api"
 TOKEN = "ghp_FakeCommentsTokenForTests0123456789ab"
@@ -126,15 +126,7 @@ class FakeGitHubComments:
         if len(body) > MAX_BODY:
             return _too_long()
         comment = self._store(key[0], key[1], body, login="github-actions[bot]")
-        if self.answers_after_write:
-            return self.answers_after_write.pop(0)
-        if self.drop_create_answers:
-            self.drop_create_answers -= 1
-            if self.outage_after_lost_answer:
-                unavailable = Reply(status=503, body="unavailable")
-                self.server.fail_next("/repos/", unavailable, times=self.outage_after_lost_answer)
-            return Reply(status=201, body=json.dumps(comment).encode(), drop_after=0)
-        return Reply.json(comment, status=201)
+        return answer_created(self, comment, outage_prefix="/repos/")
 
     def _update(self, request: Request) -> Reply:
         assert request.match is not None

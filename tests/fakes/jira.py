@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fakes.server import FakeServer, Reply, Request
+from tests.fakes.server import FakeServer, Reply, Request, answer_created
 
 EMAIL = "ci-bot@example.com"
 API_TOKEN = "ATATT3xFfGF0FakeJiraTokenForTests0123456789"
@@ -162,15 +162,7 @@ class FakeJira:
         if refused is not None:
             return refused
         comment = self._store(key, request.json()["body"])
-        if self.answers_after_write:
-            return self.answers_after_write.pop(0)
-        if self.drop_create_answers:
-            self.drop_create_answers -= 1
-            if self.outage_after_lost_answer:
-                unavailable = Reply(status=503, body="unavailable")
-                self.server.fail_next("/rest/api/3/issue/", unavailable, times=self.outage_after_lost_answer)
-            return Reply(status=201, body=json.dumps(comment).encode(), drop_after=0)
-        return Reply.json(comment, status=201)
+        return answer_created(self, comment, outage_prefix="/rest/api/3/issue/")
 
     def _update(self, request: Request) -> Reply:
         assert request.match is not None

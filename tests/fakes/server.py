@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 
@@ -161,6 +161,28 @@ class FakeServer:
             do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _handle  # noqa: N815 - http.server names
 
         return _Handler
+
+
+class WriteFaults(Protocol):
+    """A fake tracker's scripted trouble after a create was written (GitHub comments, Jira)."""
+
+    server: FakeServer
+    answers_after_write: list[Reply]  # the next creates write, then answer these
+    drop_create_answers: int  # the next N creates write, then the connection drops before the answer
+    outage_after_lost_answer: int  # then this many requests answer 503 (the run gives up: a crash)
+
+
+def answer_created(fake: WriteFaults, created: Any, *, outage_prefix: str) -> Reply:
+    """The answer to a create that was written: 201 with it, unless a fault is scripted."""
+    if fake.answers_after_write:
+        return fake.answers_after_write.pop(0)
+    if fake.drop_create_answers:
+        fake.drop_create_answers -= 1
+        if fake.outage_after_lost_answer:
+            unavailable = Reply(status=503, body="unavailable")
+            fake.server.fail_next(outage_prefix, unavailable, times=fake.outage_after_lost_answer)
+        return Reply(status=201, body=json.dumps(created).encode(), drop_after=0)
+    return Reply.json(created, status=201)
 
 
 @contextmanager
