@@ -1,81 +1,195 @@
-"""Measure the rule pack on the labelled corpus of real failure logs (tests/corpus/labels.toml)."""
+"""Measure the rule pack on the labelled corpus of real failure logs, split by who may read it.
+
+tests/corpus/<split>/ holds the cases and one or more `labels*.toml` files:
+- `train/`   rule authors read it (and tune on it);
+- `holdout/` gathered by someone who writes no rules; only scored, its cases are never printed;
+- `gpu/`     real failures provoked on a GPU machine under allure-pytest (tests/gpu_suite), kept as produced.
+
+A label is a `[[log]]` table: `file` (a plain log) or `results` + `test` (an allure-results folder and the
+test's name in it); `cause` (a rule id) or `family` (an id from tests/corpus/families.toml), or
+"unexplained"; `evidence`, a substring of the line that proves it (the first line of the file holding it).
+A prediction is right when the rule that fired belongs to the labelled family and its evidence is that line.
+
+Run `python -m tests.corpus_accuracy` for every split's figures; `--misses train` lists train's misses.
+"""
 
 from __future__ import annotations
 
+import sys
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from forensics.model import Verdict
 from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
+SPLITS = ("train", "holdout", "gpu")
+UNEXPLAINED = "unexplained"
+
+
+def load_families() -> dict[str, str]:
+    """Rule id → family id, from tests/corpus/families.toml."""
+    families = tomllib.loads((CORPUS / "families.toml").read_text(encoding="utf-8"))["family"]
+    return {rule_id: family["id"] for family in families for rule_id in family.get("rules", [])}
+
+
+def family_ids() -> set[str]:
+    """Every family a label may name."""
+    families = tomllib.loads((CORPUS / "families.toml").read_text(encoding="utf-8"))["family"]
+    return {family["id"] for family in families} | {UNEXPLAINED}
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """One labelled case."""
+
+    split: str
+    name: str  # file, or results::test
+    family: str
+    evidence: str | None
+    path: Path
+    test: str | None  # set for allure-results cases
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What the pack said about one labelled log."""
+    """What the pack said about one labelled case."""
 
-    file: str
-    expected: str
+    label: Label
     expected_line: int | None
-    got: str | None
+    got_rule: str | None
+    got_family: str | None
     got_line: int | None
+    got_text: str | None
+
+    @property
+    def expected(self) -> str:
+        return self.label.family
 
     @property
     def correct(self) -> bool:
-        """Right rule and, for causes, the evidence on the line that proves it."""
-        if self.expected == "unexplained":
-            return self.got is None
-        return self.got == self.expected and self.got_line == self.expected_line
+        """Right family and, for causes, the evidence on the line that proves it."""
+        if self.expected == UNEXPLAINED:
+            return self.got_rule is None
+        if self.got_family != self.expected:
+            return False
+        if self.label.test is not None:  # an attachment inside allure-results: compare the line's text
+            return self.got_text is not None and (self.label.evidence or "") in self.got_text
+        return self.got_line == self.expected_line
+
+    @property
+    def false_cause(self) -> bool:
+        """A cause named where the label says there is none."""
+        return self.expected == UNEXPLAINED and self.got_rule is not None
 
 
-def evaluate(rules: RuleSet) -> list[Outcome]:
-    """Analyse every labelled log as a plain log and compare with its label."""
-    labels = tomllib.loads((CORPUS / "labels.toml").read_text(encoding="utf-8"))["log"]
+def labels(split: str) -> Iterator[Label]:
+    """Every label of one split, from all its labels*.toml files."""
+    families = load_families()
+    folder = CORPUS / split
+    for labels_file in sorted(folder.glob("labels*.toml")):
+        for entry in tomllib.loads(labels_file.read_text(encoding="utf-8")).get("log", []):
+            cause = entry.get("family") or entry["cause"]
+            family = cause if cause == UNEXPLAINED or "cause" not in entry else families.get(cause, cause)
+            if "results" in entry:
+                yield Label(
+                    split, f"{entry['results']}::{entry['test']}", family, entry.get("evidence"),
+                    folder / entry["results"], entry["test"],
+                )  # fmt: skip
+            else:
+                yield Label(split, entry["file"], family, entry.get("evidence"), folder / entry["file"], None)
+
+
+def _expected_line(label: Label) -> int | None:
+    if label.family == UNEXPLAINED or label.test is not None or not label.evidence:
+        return None
+    lines = label.path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return next((n for n, line in enumerate(lines, 1) if label.evidence in line), None)
+
+
+def _verdict(label: Label, rules: RuleSet) -> Verdict | None:
+    report = analyze([str(label.path)], rules=rules)
+    if label.test is None:
+        return report.verdicts[0] if report.verdicts else None
+    return next((v for v in report.verdicts if v.test.name == label.test), None)
+
+
+def evaluate(rules: RuleSet, split: str = "train") -> list[Outcome]:
+    """Analyse every labelled case of a split and compare with its label."""
+    families = load_families()
     outcomes = []
-    for label in labels:
-        path = CORPUS / label["file"]
-        expected_line = None
-        if label["cause"] != "unexplained":
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-            expected_line = next(n for n, line in enumerate(lines, 1) if label["evidence"] in line)
-        verdict = analyze([str(path)], rules=rules).verdicts[0]
-        cause = verdict.root_cause
+    for label in labels(split):
+        verdict = _verdict(label, rules)
+        cause = verdict.root_cause if verdict else None
         outcomes.append(
             Outcome(
-                file=label["file"],
-                expected=label["cause"],
-                expected_line=expected_line,
-                got=cause.rule_id if cause else None,
+                label=label,
+                expected_line=_expected_line(label),
+                got_rule=cause.rule_id if cause else None,
+                got_family=families.get(cause.rule_id, cause.rule_id) if cause else None,
                 got_line=cause.evidence.line if cause else None,
+                got_text=cause.evidence.text if cause else None,
             )
         )
     return outcomes
 
 
-def figures(outcomes: list[Outcome]) -> tuple[float, float, int, int]:
-    """(top-1 accuracy on logs with a cause, false-cause rate on unexplained logs, counts of each)."""
-    causes = [o for o in outcomes if o.expected != "unexplained"]
-    unexplained = [o for o in outcomes if o.expected == "unexplained"]
-    accuracy = sum(o.correct for o in causes) / len(causes)
-    false_cause = sum(o.got is not None for o in unexplained) / len(unexplained)
-    return accuracy, false_cause, len(causes), len(unexplained)
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """A split's headline figures."""
+
+    top1: float  # right family and line, over cases with a cause
+    right_family: float  # right family, any line
+    false_cause: float  # causes named on cases labelled unexplained
+    causes: int
+    unexplained: int
+
+
+def figures(outcomes: list[Outcome]) -> Figures:
+    """Top-1 accuracy on cases with a cause, and the false-cause rate on unexplained cases."""
+    causes = [o for o in outcomes if o.expected != UNEXPLAINED]
+    unexplained = [o for o in outcomes if o.expected == UNEXPLAINED]
+    return Figures(
+        top1=sum(o.correct for o in causes) / len(causes) if causes else 0.0,
+        right_family=sum(o.got_family == o.expected for o in causes) / len(causes) if causes else 0.0,
+        false_cause=sum(o.false_cause for o in unexplained) / len(unexplained) if unexplained else 0.0,
+        causes=len(causes),
+        unexplained=len(unexplained),
+    )
+
+
+def main(argv: list[str]) -> int:
+    """Print each split's figures; `--misses SPLIT` lists that split's misses (never holdout's)."""
+    from forensics.rules.loader import load_rules
+
+    show_misses = argv[argv.index("--misses") + 1] if "--misses" in argv else None
+    if show_misses == "holdout":
+        print("holdout cases are only scored, never shown: a studied case moves to train/", file=sys.stderr)
+        return 2
+    rules = load_rules()
+    print(f"{'split':<8} {'cases':>5} {'top-1':>7} {'family':>7} {'false causes':>13}")
+    for split in SPLITS:
+        outcomes = evaluate(rules, split)
+        if not outcomes:
+            continue
+        result = figures(outcomes)
+        false_count = sum(o.false_cause for o in outcomes)
+        print(
+            f"{split:<8} {len(outcomes):>5} {result.top1:>7.1%} {result.right_family:>7.1%} "
+            f"{false_count:>4} of {result.unexplained:<4}"
+        )
+        if split == show_misses:
+            for outcome in outcomes:
+                if not outcome.correct:
+                    print(
+                        f"  MISS {outcome.label.name}: expected {outcome.expected}@{outcome.expected_line}, "
+                        f"got {outcome.got_rule}@{outcome.got_line}"
+                    )
+    return 0
 
 
 if __name__ == "__main__":
-    from forensics.rules.loader import load_rules
-
-    results = evaluate(load_rules())
-    for outcome in results:
-        if not outcome.correct:
-            print(
-                f"MISS {outcome.file}: expected {outcome.expected}@{outcome.expected_line}, "
-                f"got {outcome.got}@{outcome.got_line}"
-            )
-    top1, false_rate, n_causes, n_unexplained = figures(results)
-    right_rule = sum(o.got == o.expected for o in results if o.expected != "unexplained") / n_causes
-    print(
-        f"top-1 accuracy {top1:.1%} on {n_causes} logs (right rule, any line: {right_rule:.1%}); "
-        f"false-cause rate {false_rate:.1%} on {n_unexplained} logs"
-    )
+    raise SystemExit(main(sys.argv[1:]))
