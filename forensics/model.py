@@ -161,6 +161,25 @@ class Fingerprint:
     evidence: Evidence | None = None
 
 
+LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a pointer, never a root cause
+
+
+@dataclass(frozen=True, slots=True)
+class LikelyCause:
+    """For a failure no rule explains: the line most likely to hold its cause. A pointer, never a root cause."""
+
+    reason: str  # why this line: "deepest exception of the first fatal traceback", "panic", "fatal signal", …
+    evidence: Evidence
+
+
+def shows_same_line(likely: LikelyCause | None, fingerprint: Fingerprint) -> bool:
+    """Whether the likely cause already shows the fingerprint's last error line (then it is shown once)."""
+    if likely is None or fingerprint.evidence is None:
+        return False
+    shown = (likely.evidence.attachment, likely.evidence.line)
+    return shown == (fingerprint.evidence.attachment, fingerprint.evidence.line)
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Per-item trouble that did not stop the run: shown in every format."""
@@ -181,6 +200,7 @@ class Verdict:
     symptoms: tuple[Finding, ...] = ()
     fingerprint: Fingerprint | None = None
     problems: tuple[Problem, ...] = ()
+    likely_cause: LikelyCause | None = None  # only for failing tests no rule explains
 
     @property
     def explained(self) -> bool:

@@ -64,6 +64,8 @@ class Outcome:
     got_family: str | None
     got_line: int | None
     got_text: str | None
+    likely_line: int | None = None  # the likely cause's line when no rule fired
+    likely_text: str | None = None
 
     @property
     def expected(self) -> str:
@@ -79,6 +81,18 @@ class Outcome:
         if self.label.test is not None:  # an attachment inside allure-results: compare the line's text
             return self.got_text is not None and (self.label.evidence or "") in self.got_text
         return self.got_line == self.expected_line
+
+    @property
+    def likely_scored(self) -> bool:
+        """No rule fired on a failure whose label points at a line: the likely-cause picker is judged."""
+        return self.got_rule is None and bool(self.label.evidence)
+
+    @property
+    def likely_correct(self) -> bool:
+        """The likely cause is the labelled line."""
+        if self.label.test is not None:
+            return self.likely_text is not None and (self.label.evidence or "") in self.likely_text
+        return self.likely_line is not None and self.likely_line == self.expected_line
 
     @property
     def false_cause(self) -> bool:
@@ -104,9 +118,11 @@ def labels(split: str) -> Iterator[Label]:
 
 
 def _expected_line(label: Label) -> int | None:
-    if label.family == UNEXPLAINED or label.test is not None or not label.evidence:
+    if label.test is not None or not label.evidence:
         return None
-    lines = label.path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = label.path.read_text(encoding="utf-8", errors="replace").split(
+        "\n"
+    )  # numbered as the scanner does
     return next((n for n, line in enumerate(lines, 1) if label.evidence in line), None)
 
 
@@ -124,6 +140,7 @@ def evaluate(rules: RuleSet, split: str = "train") -> list[Outcome]:
     for label in labels(split):
         verdict = _verdict(label, rules)
         cause = verdict.root_cause if verdict else None
+        likely = verdict.likely_cause if verdict else None
         outcomes.append(
             Outcome(
                 label=label,
@@ -132,6 +149,8 @@ def evaluate(rules: RuleSet, split: str = "train") -> list[Outcome]:
                 got_family=families.get(cause.rule_id, cause.rule_id) if cause else None,
                 got_line=cause.evidence.line if cause else None,
                 got_text=cause.evidence.text if cause else None,
+                likely_line=likely.evidence.line if likely else None,
+                likely_text=likely.evidence.text if likely else None,
             )
         )
     return outcomes
@@ -146,18 +165,23 @@ class Figures:
     false_cause: float  # causes named on cases labelled unexplained
     causes: int
     unexplained: int
+    likely: float  # the likely cause on the labelled line, over failures no rule explains that have one
+    likely_cases: int
 
 
 def figures(outcomes: list[Outcome]) -> Figures:
     """Top-1 accuracy on cases with a cause, and the false-cause rate on unexplained cases."""
     causes = [o for o in outcomes if o.expected != UNEXPLAINED]
     unexplained = [o for o in outcomes if o.expected == UNEXPLAINED]
+    scored = [o for o in outcomes if o.likely_scored]
     return Figures(
         top1=sum(o.correct for o in causes) / len(causes) if causes else 0.0,
         right_family=sum(o.got_family == o.expected for o in causes) / len(causes) if causes else 0.0,
         false_cause=sum(o.false_cause for o in unexplained) / len(unexplained) if unexplained else 0.0,
         causes=len(causes),
         unexplained=len(unexplained),
+        likely=sum(o.likely_correct for o in scored) / len(scored) if scored else 0.0,
+        likely_cases=len(scored),
     )
 
 
@@ -170,7 +194,9 @@ def main(argv: list[str]) -> int:
         print("holdout cases are only scored, never shown: a studied case moves to train/", file=sys.stderr)
         return 2
     rules = load_rules()
-    print(f"{'split':<8} {'cases':>5} {'top-1':>7} {'family':>7} {'false causes':>13}")
+    print(
+        f"{'split':<8} {'cases':>5} {'top-1':>7} {'family':>7} {'false causes':>13} {'likely cause (no rule)':>24}"
+    )
     for split in SPLITS:
         outcomes = evaluate(rules, split)
         if not outcomes:
@@ -179,7 +205,7 @@ def main(argv: list[str]) -> int:
         false_count = sum(o.false_cause for o in outcomes)
         print(
             f"{split:<8} {len(outcomes):>5} {result.top1:>7.1%} {result.right_family:>7.1%} "
-            f"{false_count:>4} of {result.unexplained:<4}"
+            f"{false_count:>4} of {result.unexplained:<4}   {result.likely:>7.1%} of {result.likely_cases}"
         )
         if split == show_misses:
             for outcome in outcomes:
@@ -187,6 +213,11 @@ def main(argv: list[str]) -> int:
                     print(
                         f"  MISS {outcome.label.name}: expected {outcome.expected}@{outcome.expected_line}, "
                         f"got {outcome.got_rule}@{outcome.got_line}"
+                    )
+                if outcome.likely_scored and not outcome.likely_correct:
+                    print(
+                        f"  LIKELY {outcome.label.name}: expected line {outcome.expected_line}, "
+                        f"likely cause at {outcome.likely_line}"
                     )
     return 0
 

@@ -27,7 +27,7 @@ from forensics.annotate.document import (
     strong,
 )
 from forensics.annotate.targets import LinkedTarget
-from forensics.model import Evidence, Finding, Report, Verdict
+from forensics.model import LIKELY_CAUSE_LABEL, Evidence, Finding, Report, Verdict, shows_same_line
 from forensics.report.redact import Redactor
 from forensics.sinks.base import MARKER_PREFIX
 
@@ -197,7 +197,14 @@ class CommentSections:
                 )
             )
         blocks += self._test_list(members)
-        if fingerprint is not None and fingerprint.evidence is not None:
+        likely = members[0].likely_cause
+        if likely is not None:
+            blocks += self._evidence(f"{LIKELY_CAUSE_LABEL} — {likely.reason}", likely.evidence, members[0])
+        if (
+            fingerprint is not None
+            and fingerprint.evidence is not None
+            and not shows_same_line(likely, fingerprint)
+        ):
             blocks += self._evidence("Last error line", fingerprint.evidence, members[0])
         if members[0].symptoms:
             blocks.append(self._symptoms("Symptoms seen:", members[0].symptoms))

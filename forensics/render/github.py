@@ -11,7 +11,7 @@ from __future__ import annotations
 import regex
 
 from forensics.engine.normalize import ANSI
-from forensics.model import Group, Problem, Report, Verdict
+from forensics.model import LIKELY_CAUSE_LABEL, Group, Problem, Report, Verdict
 from forensics.render.common import distinct_summaries, evidence_place, plural
 
 MAX_ANNOTATIONS_PER_LEVEL = 10  # GitHub shows 10 error and 10 warning annotations per step, drops the rest
@@ -90,11 +90,19 @@ def _cause_annotation(report: Report, members: list[Verdict]) -> str:
 def _unexplained_annotation(report: Report, group: Group, members: list[Verdict]) -> str:
     lines = [_log_text(group.title), *_who(report, members)]
     fingerprint = members[0].fingerprint
-    if fingerprint is not None:
+    likely = members[0].likely_cause
+    key = f" (fingerprint {fingerprint.key})" if fingerprint is not None else ""
+    if likely is not None:
+        place = f"{likely.evidence.attachment} line {likely.evidence.line}"
+        lines.append(
+            f"No rule explains it; {LIKELY_CAUSE_LABEL.lower()}: {likely.reason} at {place}: "
+            f"{_log_text(likely.evidence.text)}{key}."
+        )
+    elif fingerprint is not None:
         place = ""
         if fingerprint.evidence is not None:
             place = f" at {fingerprint.evidence.attachment} line {fingerprint.evidence.line}"
-        lines.append(f"No rule explains it; last error line{place} (fingerprint {fingerprint.key}).")
+        lines.append(f"No rule explains it; last error line{place}{key}.")
     title = f"Unexplained failure ({plural(len(members), 'test')})"
     return workflow_command("warning", "\n".join(lines), title=title)
 

@@ -8,11 +8,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from forensics.model import Evidence, Finding, Fingerprint, JobContext, Report, RunContext, Verdict
+from forensics.model import (
+    Evidence,
+    Finding,
+    Fingerprint,
+    JobContext,
+    LikelyCause,
+    Report,
+    RunContext,
+    Verdict,
+)
 from forensics.render.common import explained_share, headline
 from forensics.version import __version__
 
-SCHEMA_VERSION = "1.1"  # 1.1: structured CI context; job, stage and artifact per input
+SCHEMA_VERSION = "1.2"  # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause
 
 
 def render_json(report: Report) -> str:
@@ -105,6 +114,7 @@ def _test(verdict: Verdict) -> dict[str, Any]:
         "root_cause": _finding(verdict.root_cause) if verdict.root_cause else None,
         "symptoms": [_finding(symptom) for symptom in verdict.symptoms],
         "fingerprint": _fingerprint(verdict.fingerprint) if verdict.fingerprint else None,
+        "likely_cause": _likely_cause(verdict.likely_cause) if verdict.likely_cause else None,
     }
 
 
@@ -140,6 +150,10 @@ def _fingerprint(fingerprint: Fingerprint) -> dict[str, Any]:
         "line": fingerprint.line,
         "evidence": _evidence(fingerprint.evidence) if fingerprint.evidence else None,
     }
+
+
+def _likely_cause(likely: LikelyCause) -> dict[str, Any]:
+    return {"reason": likely.reason, "evidence": _evidence(likely.evidence)}
 
 
 def _context(context: RunContext) -> dict[str, Any]:

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import regex
 
-from forensics.model import Evidence, Finding, Group, InputInfo, JobContext, Report, RunContext, Verdict
+from forensics.model import (
+    LIKELY_CAUSE_LABEL,
+    Evidence,
+    Finding,
+    Group,
+    InputInfo,
+    JobContext,
+    Report,
+    RunContext,
+    Verdict,
+    shows_same_line,
+)
 from forensics.render.common import (
     JobSection,
     distinct_summaries,
@@ -219,7 +230,16 @@ def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> s
         lines.append("")
     lines.append("**Tests**")
     lines.extend(_test_lines(members))
-    if fingerprint is not None and fingerprint.evidence is not None:
+    likely = first.likely_cause
+    if likely is not None:
+        place = f"{likely.evidence.attachment} line {likely.evidence.line}"
+        lines.extend(["", f"**{LIKELY_CAUSE_LABEL}:** {likely.reason} ({place})", ""])
+        lines.append(excerpt_block(likely.evidence))
+    if (
+        fingerprint is not None
+        and fingerprint.evidence is not None
+        and not shows_same_line(likely, fingerprint)
+    ):
         lines.extend(
             [
                 "",

@@ -8,7 +8,16 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from forensics.model import Evidence, Finding, Group, Report, RunContext, Verdict
+from forensics.model import (
+    LIKELY_CAUSE_LABEL,
+    Evidence,
+    Finding,
+    Group,
+    Report,
+    RunContext,
+    Verdict,
+    shows_same_line,
+)
 from forensics.render.common import (
     CATEGORY_STYLE,
     JobSection,
@@ -192,7 +201,18 @@ def _unexplained_panel(title: str, members: list[Verdict]) -> Panel:
     body.append("Tests:\n", style="bold")
     body.append_text(_tests(members))
     fingerprint = first.fingerprint
-    if fingerprint is not None and fingerprint.evidence is not None:
+    likely = first.likely_cause
+    if likely is not None:
+        body.append(
+            f"\n{LIKELY_CAUSE_LABEL}: {likely.reason} ({likely.evidence.attachment} line {likely.evidence.line}):\n",
+            style="bold",
+        )
+        body.append_text(_excerpt(likely.evidence))
+    if (
+        fingerprint is not None
+        and fingerprint.evidence is not None
+        and not shows_same_line(likely, fingerprint)
+    ):
         body.append(
             f"\nLast error line ({fingerprint.evidence.attachment} line {fingerprint.evidence.line}):\n",
             style="bold",

@@ -105,6 +105,11 @@ def _verdict(verdict: Verdict, redactor: Redactor) -> Verdict:
         root_cause=_finding(verdict.root_cause, redactor) if verdict.root_cause else None,
         symptoms=tuple(_finding(symptom, redactor) for symptom in verdict.symptoms),
         fingerprint=_fingerprint(verdict.fingerprint, redactor) if verdict.fingerprint else None,
+        likely_cause=(
+            replace(verdict.likely_cause, evidence=_evidence(verdict.likely_cause.evidence, redactor))
+            if verdict.likely_cause
+            else None
+        ),
         problems=tuple(_problem(problem, redactor) for problem in verdict.problems),
     )
 

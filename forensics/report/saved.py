@@ -20,6 +20,7 @@ from forensics.model import (
     Group,
     InputInfo,
     JobContext,
+    LikelyCause,
     Link,
     LogRef,
     Problem,
@@ -160,7 +161,15 @@ def _verdict(data: dict[str, Any]) -> Verdict:
         root_cause=_finding(root_cause) if root_cause else None,
         symptoms=tuple(_finding(symptom) for symptom in data.get("symptoms", [])),
         fingerprint=_fingerprint(fingerprint) if fingerprint else None,
+        likely_cause=_likely_cause(data.get("likely_cause")),
     )
+
+
+def _likely_cause(data: Any) -> LikelyCause | None:
+    """The likely cause of an unexplained test (schema 1.2); None in older reports."""
+    if not isinstance(data, dict) or not isinstance(data.get("evidence"), dict):
+        return None
+    return LikelyCause(reason=str(data.get("reason", "")), evidence=_evidence(data["evidence"]))
 
 
 def _finding(data: dict[str, Any]) -> Finding:

@@ -11,19 +11,20 @@ import multiprocessing
 import os
 import posixpath
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
-from forensics.engine.scanner import CompiledRules, LogScan, ScanLimits, scan_stream, scan_text
+from forensics.engine.likely import FATAL_REASONS, LikelyLine, LikelyReason, decoded_lines, pick_likely_cause
+from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MESSAGE_RANK, read_allure
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput
-from forensics.model import LogRef, Problem, Status, TestCase, Verdict
+from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
@@ -58,6 +59,8 @@ class InputSession:
         self.options = options
         self.problems = problems
         self.scans: dict[tuple[str, str, str], LogScan] = {}
+        self.likely: dict[tuple[str, str, str], LikelyLine | None] = {}
+        self._is_wrapper: Callable[[str], bool] | None = None
 
     def __enter__(self) -> InputSession:
         return self
@@ -87,14 +90,84 @@ class InputSession:
         return results.tests
 
     def verdicts(self, tests: list[TestCase], *, include_passing: bool = False) -> list[Verdict]:
-        """A verdict per test; passing and skipped tests are only scanned with `include_passing`."""
+        """A verdict per test; passing and skipped tests are only scanned with `include_passing`.
+
+        A failing test no rule explains gets its likely cause, read while the input is still open.
+        """
         self.scan_tests(test for test in tests if include_passing or test.status.is_failing)
-        return [
+        verdicts = [
             decide(test, self.scanned_logs(test), self.compiled)
             if include_passing or test.status.is_failing
             else Verdict(test=test)
             for test in tests
         ]
+        return [self._with_likely_cause(verdict) for verdict in verdicts]
+
+    def _with_likely_cause(self, verdict: Verdict) -> Verdict:
+        if verdict.root_cause is not None or not verdict.test.status.is_failing:
+            return verdict
+        chosen: tuple[LogRef, LikelyLine] | None = None
+        for ref in sorted(_all_logs(verdict.test), key=lambda ref: ref.rank):
+            picked = self._likely_line(ref)
+            if picked is None:
+                continue
+            if picked.reason in FATAL_REASONS:
+                chosen = (ref, picked)
+                break
+            if chosen is None or (
+                chosen[1].reason is LikelyReason.WRAPPER and picked.reason is not LikelyReason.WRAPPER
+            ):
+                chosen = (ref, picked)
+        if chosen is None:
+            return verdict
+        ref, picked = chosen
+        evidence = ScannedLog(ref, self.scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
+        return replace(verdict, likely_cause=LikelyCause(reason=picked.reason.value, evidence=evidence))
+
+    def _likely_line(self, ref: LogRef) -> LikelyLine | None:
+        """Read a log again, only as far as its first fatal event (within the size limit); cached per log."""
+        if ref.key in self.likely:
+            return self.likely[ref.key]
+        is_wrapper = self._wrapper_test()
+        picked: LikelyLine | None = None
+        if ref.inline_text is not None:
+            picked = pick_likely_cause(ref.inline_text.splitlines(), is_wrapper=is_wrapper)
+        elif not (
+            isinstance(self.item, LogInput) and self.item.kind == "stdin"
+        ):  # stdin cannot be read twice
+            try:
+                with self._open(ref) as stream:
+                    lines = decoded_lines(
+                        _bounded_blocks(stream, self.options.limits), max_line=self.options.limits.max_line
+                    )
+                    picked = pick_likely_cause(lines, is_wrapper=is_wrapper)
+            except Exception:  # the scan already reported what makes this log unreadable
+                picked = None
+        self.likely[ref.key] = picked
+        return picked
+
+    def _wrapper_test(self) -> Callable[[str], bool]:
+        """Whether a line is one a symptom rule names: a wrapper never is the likely cause if anything else is."""
+        if self._is_wrapper is None:
+            patterns = [
+                probe.pattern
+                for probe in self.compiled.probes
+                if probe.role is ProbeRole.PATTERN
+                and self.compiled.rules[probe.rule_index].kind is RuleKind.SYMPTOM
+            ]
+            timeout = self.options.limits.regex_timeout
+
+            def is_wrapper(text: str) -> bool:
+                for pattern in patterns:
+                    try:
+                        if pattern.search(text, timeout=timeout):
+                            return True
+                    except TimeoutError:
+                        continue
+                return False
+
+            self._is_wrapper = is_wrapper
+        return self._is_wrapper
 
     def scanned_logs(self, test: TestCase) -> list[ScannedLog]:
         """The test's logs with their scans (scan them first with `scan_all`)."""
@@ -176,6 +249,17 @@ def _worker_scan(task: tuple[str, str]) -> LogScan:
         return LogScan(problems=[Problem(object=where, message=f"cannot open: {err}")])
     with stream:
         return scan_stream(stream, _WORKER["compiled"], name=where, limits=_WORKER["limits"])
+
+
+def _bounded_blocks(stream: BinaryIO, limits: ScanLimits) -> Iterator[bytes]:
+    """The stream in blocks, no further than the log size limit."""
+    remaining = limits.max_bytes
+    while remaining > 0:
+        block = stream.read(min(limits.block_size, remaining))
+        if not block:
+            return
+        remaining -= len(block)
+        yield block
 
 
 def _can_fork(jobs: int) -> bool:

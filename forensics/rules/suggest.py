@@ -1,6 +1,6 @@
 """`rules suggest`: draft a rule for each group of unexplained failures in a saved JSON report.
 
-The draft's pattern is the group's masked last error line: literal text escaped, each masked part (numbers,
+The draft's pattern is the group's likely cause (schema 1.2), else its last error line, masked: literal text escaped, each masked part (numbers,
 hex, paths, …) turned into a bounded named capture, so the draft matches the real line and its siblings.
 Every draft is checked against its own example before it is offered.
 """
@@ -14,6 +14,7 @@ from typing import Any
 
 import regex
 
+from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
 from forensics.rules.loader import parse_rules
 from forensics.rules.selftest import check_rule
@@ -52,13 +53,30 @@ def suggest(document: dict[str, Any]) -> list[DraftRule]:
         if group.get("kind") != "unexplained":
             continue
         members = [tests[uuid] for uuid in group.get("tests", []) if uuid in tests]
-        fingerprints = [member["fingerprint"] for member in members if member.get("fingerprint")]
-        if not fingerprints:
+        line_source = _line_source(members)
+        if line_source is None:
             continue
-        draft = draft_rule(fingerprints[0], [member["name"] for member in members])
+        draft = draft_rule(line_source, [member["name"] for member in members])
         if draft is not None:
             drafts.append(draft)
     return drafts
+
+
+def _line_source(members: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The line to draft from: the first likely cause (the line a person would blame), else the fingerprint."""
+    fingerprint = next((m["fingerprint"] for m in members if isinstance(m.get("fingerprint"), dict)), None)
+    for member in members:
+        likely = member.get("likely_cause")
+        if isinstance(likely, dict) and isinstance(likely.get("evidence"), dict):
+            line = str(likely["evidence"].get("text", ""))
+            if normalize_line(line).text:
+                return {
+                    "key": (fingerprint or {}).get("key", ""),
+                    "line": line,
+                    "masked": mask(normalize_line(line).text),
+                    "origin": f"the likely cause ({likely.get('reason', '')}) of fingerprint",
+                }
+    return fingerprint
 
 
 def draft_rule(fingerprint: dict[str, Any], test_names: list[str]) -> DraftRule | None:
@@ -78,7 +96,8 @@ def draft_rule(fingerprint: dict[str, Any], test_names: list[str]) -> DraftRule 
     shown = ", ".join(test_names[:5]) + (f" and {len(test_names) - 5} more" if len(test_names) > 5 else "")
     text = "\n".join(
         [
-            f"# Drafted by `ci-forensics rules suggest` from fingerprint {fingerprint.get('key', '')}",
+            f"# Drafted by `ci-forensics rules suggest` from {fingerprint.get('origin', 'fingerprint')} "
+            f"{fingerprint.get('key', '')}",
             f"# seen in {len(test_names)} unexplained failing test(s): {shown}",
             "# Review before shipping: title, category, kind, priority, advice, and add near misses.",
             "[[rule]]",

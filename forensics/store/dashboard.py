@@ -96,7 +96,9 @@ def _example(hit: HitRow, finding: FindingRow, window: Window) -> dict[str, Any]
         "run_id": None if run.provider == LOCAL_PROVIDER else run.run_id,
         "run_url": run.run_url,
         "at": iso(datetime.fromtimestamp(run.at, UTC)),
-        "summary": "" if unexplained else finding.summary,
+        # An unexplained finding's summary is its last error line (shown as the evidence) or, since 0.2, its
+        # likely cause, which says why that line was chosen.
+        "summary": "" if unexplained and finding.summary == finding.text else finding.summary,
         "evidence": {
             "attachment": finding.attachment,
             "line": finding.line,

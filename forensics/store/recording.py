@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from forensics.model import Evidence, JobContext, Report, Status, Value, Verdict
+from forensics.model import LIKELY_CAUSE_LABEL, Evidence, JobContext, Report, Status, Value, Verdict
 from forensics.store.environment import GPU_DIMENSIONS, GPU_MODEL, Fact, label_gpu_model, runner_facts
 from forensics.store.evidence import EvidenceLog, Gathered
 from forensics.store.runs import RunRecord, run_record
@@ -158,17 +158,24 @@ def finding_of(verdict: Verdict) -> FindingRecord | None:
     fingerprint = verdict.fingerprint
     if fingerprint is None:
         return None
+    # The dashboard and `reanalyze` read the stored evidence: the likely cause, where one was found, is the
+    # line a person looks at first (and where a later rule is most likely to find its proof).
+    likely = verdict.likely_cause
     return FindingRecord(
         kind="unexplained",
         key=fingerprint.key,
         title=fingerprint.masked,
         category="",
-        summary=fingerprint.line,
+        summary=(
+            f"Unexplained — {LIKELY_CAUSE_LABEL.lower()}, {likely.reason}: {likely.evidence.text}"
+            if likely is not None
+            else fingerprint.line
+        ),
         advice="",
         fields=(),
         tickets=test_tickets,
         symptoms=symptoms,
-        evidence=fingerprint.evidence,
+        evidence=likely.evidence if likely is not None else fingerprint.evidence,
         masked=fingerprint.masked,
     )
 

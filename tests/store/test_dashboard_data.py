@@ -144,9 +144,10 @@ def test_each_cause_with_its_sightings_environment_and_examples(
     unexplained = data["causes"][1]
     assert (unexplained["kind"], unexplained["category"], unexplained["advice"]) == ("unexplained", None, "")
     assert unexplained["title"] == "tokio runtime worker terminated; aborting process"
-    assert unexplained["examples"][0]["summary"] == ""
+    # The example is the likely cause (the panic), not the last error line the cluster is keyed by.
+    assert unexplained["examples"][0]["summary"].startswith("Unexplained — likely cause (no rule), panic: ")
     assert unexplained["examples"][0]["evidence"]["text"].endswith(
-        "tokio runtime worker terminated; aborting process"
+        "thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:"
     )
 
 

@@ -1,0 +1,214 @@
+"""The likely cause of failures no rule explains: picked on real logs, shown everywhere, never a root cause."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from forensics.engine.likely import LikelyReason, decoded_lines, pick_likely_cause
+from forensics.model import LIKELY_CAUSE_LABEL
+from forensics.render.github import render_github
+from forensics.render.json_report import render_json
+from forensics.render.markdown import render_markdown
+from forensics.render.text import render_text
+from forensics.report.build import analyze
+from forensics.report.saved import report_from_dict
+from forensics.rules.model import RuleSet
+from forensics.rules.suggest import suggest
+from tests.rulebook import rule_toml, rules_from
+
+TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
+
+
+def _unexplained_train_cases() -> list[tuple[str, str]]:
+    labels = tomllib.loads((TRAIN / "labels.toml").read_text(encoding="utf-8"))["log"]
+    return [
+        (label["file"], label["evidence"])
+        for label in labels
+        if label["cause"] == "unexplained" and label.get("evidence")
+    ]
+
+
+@pytest.mark.parametrize(("file", "evidence"), _unexplained_train_cases())
+def test_the_picker_names_the_labelled_line_of_real_logs(file: str, evidence: str) -> None:
+    lines = (TRAIN / file).read_text(encoding="utf-8").split("\n")
+    expected = next(number for number, line in enumerate(lines, 1) if evidence in line)
+    picked = pick_likely_cause(lines)
+    assert picked is not None
+    assert picked.line == expected, picked
+
+
+def test_the_last_exception_is_not_the_answer_when_a_wrapper_re_raises_it() -> None:
+    # Real vLLM log (tests/corpus/train, vllm issue 27138): the last exceptions are the wrappers
+    # "Exception: WorkerProc initialization failed …" and "RuntimeError: Engine core initialization failed".
+    lines = (TRAIN / "unexplained/vllm-keyerror-glm45v-workerproc-27138.log").read_text().split("\n")
+    picked = pick_likely_cause(lines)
+    assert picked is not None
+    assert picked.text.endswith("KeyError: 'blocks.0.attn.qkv.weight'")
+    assert picked.reason is LikelyReason.EXCEPTION
+
+
+def test_the_first_exception_of_a_chain_is_the_deepest() -> None:
+    log = [
+        "Traceback (most recent call last):",
+        '  File "loader.py", line 3, in load',
+        "    open(path)",
+        "FileNotFoundError: [Errno 2] No such file or directory: '/models/x/config.json'",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "server.py", line 9, in main',
+        "    load()",
+        "RuntimeError: model failed to load",
+    ]
+    picked = pick_likely_cause(log)
+    assert picked is not None and picked.line == 4
+
+
+def test_interleaved_processes_keep_their_own_tracebacks() -> None:
+    log = [
+        "(EngineCore_DP0 pid=7) ERROR 11-28 08:14:19 [core.py:708] Traceback (most recent call last):",
+        "(APIServer pid=1) INFO 11-28 08:14:19 [api_server.py:1] Waiting for the engine",
+        '(EngineCore_DP0 pid=7) ERROR 11-28 08:14:19 [core.py:708]   File "core.py", line 9, in run',
+        "(APIServer pid=1) INFO 11-28 08:14:20 [api_server.py:1] Still waiting",
+        "(EngineCore_DP0 pid=7) ERROR 11-28 08:14:19 [core.py:708] ZeroDivisionError: division by zero",
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above.",
+    ]
+    picked = pick_likely_cause(log)
+    assert picked is not None and picked.line == 5
+
+
+def test_a_warning_traceback_is_not_fatal() -> None:
+    log = [
+        "WARNING 11-28 08:14:19 [utils.py:1] Traceback (most recent call last):",
+        'WARNING 11-28 08:14:19 [utils.py:1]   File "probe.py", line 1, in <module>',
+        "WARNING 11-28 08:14:19 [utils.py:1] ImportError: optional flash-attn kernels not found",
+        "INFO 11-28 08:14:20 [core.py:1] Aborted request 2f0244c5",
+        "bash: line 1:  4242 Killed                  python serve.py",
+    ]
+    picked = pick_likely_cause(log)
+    assert picked is not None
+    assert (picked.line, picked.reason) == (5, LikelyReason.SIGNAL)
+
+
+def test_a_fatal_event_beats_an_earlier_error_line() -> None:
+    log = [
+        "ERROR: retrying the download (1/3)",
+        "thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:",
+        "called `Option::unwrap()` on a `None` value",
+    ]
+    picked = pick_likely_cause(log)
+    assert picked is not None
+    assert (picked.line, picked.reason) == (2, LikelyReason.PANIC)
+    assert [line.number for line in picked.excerpt] == [1, 2, 3]
+
+
+def test_without_a_fatal_event_the_first_error_line_then_a_wrapper() -> None:
+    first_error = pick_likely_cause(
+        ["INFO ok", "ERROR 11-28 08:14:19 [x.py:1] disk quota at 91%", "ERROR again"]
+    )
+    assert first_error is not None
+    assert (first_error.line, first_error.reason) == (2, LikelyReason.ERROR_LINE)
+    wrapper_only = pick_likely_cause(
+        ["RuntimeError: Engine core initialization failed. See root cause above."]
+    )
+    assert wrapper_only is not None and wrapper_only.reason is LikelyReason.WRAPPER
+    assert pick_likely_cause(["all good", "INFO done"]) is None
+
+
+def test_the_picker_reads_no_further_than_the_first_fatal_event() -> None:
+    consumed = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal consumed
+        for text in ["start", "Segmentation fault (core dumped)", "after 1", "after 2", *["noise"] * 10_000]:
+            consumed += 1
+            yield text
+
+    picked = pick_likely_cause(lines())
+    assert picked is not None and picked.line == 2
+    assert consumed == 4  # the fatal line and the two lines of its excerpt
+
+
+def test_decoded_lines_count_a_giant_line_once() -> None:
+    blocks = [b"a\n" + b"x" * 50, b"y" * 50 + b"\nb\n"]
+    assert [line[:3] for line in decoded_lines(blocks, max_line=10)] == ["a", "xxx", "b"]
+
+
+def _two_logs(tmp_path: Path) -> list[str]:
+    (tmp_path / "gpu.log").write_text(
+        "INFO start\n"
+        "[BASH] ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup\n"
+        "RuntimeError: Engine core initialization failed. See root cause above.\n"
+    )
+    (tmp_path / "model.log").write_text(
+        "INFO start\n"
+        "Traceback (most recent call last):\n"
+        '  File "loader.py", line 3, in load\n'
+        "KeyError: 'blocks.0.attn.qkv.weight'\n"
+        "RuntimeError: Engine core initialization failed. See root cause above.\n"
+    )
+    return [str(tmp_path / "gpu.log"), str(tmp_path / "model.log")]
+
+
+RULE = rule_toml(
+    "demo.free-memory",
+    r"Free memory on device (?P<device>\S+) \((?P<free>[\d.]+)/(?P<total>[\d.]+) GiB\)",
+    example="ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup",
+)
+
+
+def test_every_format_shows_it_and_it_never_explains(tmp_path: Path) -> None:
+    report = analyze(_two_logs(tmp_path), rules=rules_from(tmp_path, RULE))
+    explained = {v.test.name: v for v in report.verdicts}
+    assert explained["gpu.log"].root_cause is not None and explained["gpu.log"].likely_cause is None
+    unexplained = explained["model.log"]
+    assert unexplained.root_cause is None and not unexplained.explained
+    assert unexplained.likely_cause is not None
+    assert unexplained.likely_cause.evidence.line == 4
+    assert report.explained_count == 1 and report.unexplained_count == 1
+
+    document = json.loads(render_json(report))
+    assert document["schema_version"] == "1.2"
+    test = next(t for t in document["tests"] if t["name"] == "model.log")
+    assert test["root_cause"] is None
+    assert test["likely_cause"]["reason"] == LikelyReason.EXCEPTION.value
+    assert test["likely_cause"]["evidence"]["text"] == "KeyError: 'blocks.0.attn.qkv.weight'"
+    assert report_from_dict(document).verdicts[1].likely_cause == unexplained.likely_cause
+
+    for rendered in (render_markdown(report), render_github(report)):
+        assert "KeyError: 'blocks.0.attn.qkv.weight'" in rendered
+        assert LIKELY_CAUSE_LABEL.lower() in rendered.lower()
+    from io import StringIO
+
+    from rich.console import Console
+
+    console = Console(file=StringIO(), width=200)
+    console.print(render_text(report))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert f"{LIKELY_CAUSE_LABEL}: {LikelyReason.EXCEPTION.value} (model.log line 4)" in text
+
+
+def test_rules_suggest_drafts_from_the_likely_cause(tmp_path: Path, rule_pack: RuleSet) -> None:
+    report = analyze(_two_logs(tmp_path), rules=rules_from(tmp_path, RULE))
+    drafts = suggest(json.loads(render_json(report)))
+    assert len(drafts) == 1
+    assert "KeyError" in drafts[0].text and "likely cause" in drafts[0].text
+    assert "Engine core initialization failed" not in drafts[0].text.split("[[rule.examples]]")[1]
+
+
+def test_allure_tests_get_a_likely_cause_from_their_attachment(
+    scenario_results: Callable[..., Path], rule_pack: RuleSet
+) -> None:
+    report = analyze([str(scenario_results("scenario_nightly_multigpu.py"))], rules=rule_pack)
+    unexplained = [v for v in report.verdicts if v.test.status.is_failing and v.root_cause is None]
+    assert unexplained
+    for verdict in unexplained:
+        assert verdict.likely_cause is not None, verdict.test.name
+        assert verdict.likely_cause.evidence.attachment
+    assert all(v.likely_cause is None for v in report.verdicts if v.root_cause is not None)
