@@ -82,7 +82,7 @@ def test_one_error_per_cause_and_one_warning_per_unexplained_group(tmp_path: Pat
         "%0ARule: demo.free-memory (infrastructure)\n"
         "::warning title=Unexplained failure (1 test)::RuntimeError: connect to <ip> refused, <num>%25 done"
         "%0ATests: net.log (failed)"
-        "%0ANo rule explains it; likely cause (no rule): first error line at net.log line 2: "
+        "%0ANo rule explains it; likely cause (no rule): first exception line at net.log line 2: "
         f"RuntimeError: connect to 10.0.0.7:8080 refused, 50%25 done (fingerprint {fingerprint}).\n"
     )
 

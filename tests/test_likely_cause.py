@@ -212,3 +212,84 @@ def test_allure_tests_get_a_likely_cause_from_their_attachment(
         assert verdict.likely_cause is not None, verdict.test.name
         assert verdict.likely_cause.evidence.attachment
     assert all(v.likely_cause is None for v in report.verdicts if v.root_cause is not None)
+
+
+def _line(log: list[str]) -> tuple[int, LikelyReason] | None:
+    picked = pick_likely_cause(log)
+    return (picked.line, picked.reason) if picked else None
+
+
+def test_a_generic_transport_error_yields_to_the_specific_exception_chained_on_it() -> None:
+    # huggingface_hub raises GatedRepoError from requests' HTTPError: the specific one says what to do.
+    log = [
+        "Traceback (most recent call last):",
+        '  File "huggingface_hub/utils/_http.py", line 409, in hf_raise_for_status',
+        "requests.exceptions.HTTPError: 401 Client Error: Unauthorized for url: https://huggingface.co/x/resolve/main/config.json",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "huggingface_hub/file_download.py", line 1, in hf_hub_download',
+        "huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/x",
+    ]
+    assert _line(log) == (9, LikelyReason.EXCEPTION)
+
+
+def test_a_message_that_goes_on_below_its_exception_line() -> None:
+    pydantic = [
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for ModelConfig",
+        "  Value error, User-specified max_model_len (513) is greater than the derived max_model_len (512)",
+    ]
+    assert _line(pydantic) == (2, LikelyReason.EXCEPTION)
+    inductor = [
+        "torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:",
+        "ImportError: cannot import name 'triton_key' from 'triton.compiler.compiler'",
+    ]
+    assert _line(inductor) == (2, LikelyReason.EXCEPTION_LINE)
+
+
+def test_a_cut_exception_line_falls_back_to_its_raise_statement() -> None:
+    log = [
+        '(EngineCore_DP0 pid=7) ERROR 10-25 13:08:43 [core.py:708]   File "kv_cache_utils.py", line 699, in check',
+        '(EngineCore_DP0 pid=7) ERROR 10-25 13:08:43 [core.py:708]     raise ValueError("No available memory for the cache blocks. "',
+        '(EngineCore_DP0 pid=7) ERROR 10-25 13:08:43 [core.py:708]                      "initializing the engine.")',
+        "(EngineCore_DP0 pid=7) Traceback (most recent call last):",
+        "(APIServer pid=1) RuntimeError: Engine core initialization failed. See root cause above.",
+    ]
+    assert _line(log) == (2, LikelyReason.EXCEPTION)
+
+
+def test_glog_c10_tensorrt_and_cpp_terminate_lines() -> None:
+    assert _line(
+        ["[W socket.cpp:464] [c10d] retrying", "[E socket.cpp:500] [c10d] The server socket failed"]
+    ) == (
+        2,
+        LikelyReason.ERROR_LINE,
+    )
+    assert _line(
+        ["[03/27/2024-11:09:02] [TRT] [E] 6: The engine plan file is generated on an incompatible device"]
+    ) == (
+        1,
+        LikelyReason.ERROR_LINE,
+    )
+    terminate = [
+        "terminate called after throwing an instance of 'c10::DistBackendError'",
+        "  what():  [PG 0 Rank 1] Watchdog caught collective operation timeout",
+    ]
+    assert _line(terminate) == (2, LikelyReason.CPP_EXCEPTION)
+
+
+def test_cuda_boilerplate_is_never_the_cause_and_a_bare_assert_yields_to_an_earlier_error() -> None:
+    cuda = [
+        "(VllmWorker rank=2 pid=225) ERROR 06-26 23:10:17 [x.py:527] CUDA kernel errors might be asynchronously reported",
+        "[rank2]:[E626 23:10:17.921 ProcessGroupNCCL.cpp:1896] watchdog terminated with exception: CUDA error: an illegal memory access",
+    ]
+    assert _line(cuda) == (2, LikelyReason.EXCEPTION_LINE)
+    bare = [
+        "[03/27/2024-11:09:02] [TRT] [E] 6: The engine plan file is generated on an incompatible device",
+        "Traceback (most recent call last):",
+        '  File "run.py", line 3, in <module>',
+        "    assert engine is not None",
+        "AssertionError",
+    ]
+    assert _line(bare) == (1, LikelyReason.ERROR_LINE)

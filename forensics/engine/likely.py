@@ -29,6 +29,8 @@ class LikelyReason(StrEnum):
     """Why the picker chose a line."""
 
     EXCEPTION = "deepest exception of the first fatal traceback"
+    EXCEPTION_LINE = "first exception line"
+    CPP_EXCEPTION = "uncaught C++ exception"
     PANIC = "panic"
     FATAL_PYTHON = "fatal Python error"
     SIGNAL = "fatal signal"
@@ -37,7 +39,14 @@ class LikelyReason(StrEnum):
 
 
 FATAL_REASONS = frozenset(
-    {LikelyReason.EXCEPTION, LikelyReason.PANIC, LikelyReason.FATAL_PYTHON, LikelyReason.SIGNAL}
+    {
+        LikelyReason.EXCEPTION,
+        LikelyReason.EXCEPTION_LINE,
+        LikelyReason.CPP_EXCEPTION,
+        LikelyReason.PANIC,
+        LikelyReason.FATAL_PYTHON,
+        LikelyReason.SIGNAL,
+    }
 )
 
 
@@ -77,6 +86,49 @@ _WRAPPER = regex.compile(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
     regex.IGNORECASE,
 )
+# An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
+_EXCEPTION_ANYWHERE = regex.compile(
+    r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
+    r"(?:\([\w.]+\))?: \S"
+)
+_CPP_WHAT = regex.compile(r"^what\(\):\s+\S")
+_CPP_TERMINATE = regex.compile(r"terminate called after throwing an instance of")
+# Errors from the transport under a library call: a chained, more specific exception says more
+# (`requests…HTTPError: 401` under `GatedRepoError`).
+_GENERIC_EXCEPTIONS = frozenset(
+    {
+        "HTTPError",
+        "ConnectionError",
+        "MaxRetryError",
+        "NewConnectionError",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "ProtocolError",
+        "RemoteDisconnected",
+        "ClientConnectorError",
+        "ClientResponseError",
+        "SSLError",
+    }
+)
+_PYDANTIC_SUMMARY = regex.compile(r"ValidationError: \d+ validation errors? for ")
+_PYDANTIC_DETAIL = regex.compile(r"^(?:Value error|Assertion failed), ")
+CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
+# A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
+_FATAL_PHRASE = regex.compile(
+    r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
+    r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
+)
+# Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
+_NOT_A_CAUSE = regex.compile(
+    r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
+    r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
+    r"|Task exception was never retrieved|^Process [\w-]+:$"
+)
+_RAISE = regex.compile(r"^raise\s+[\w.]+\(")
+_RAW_ERROR_HINT = regex.compile(r"\[(?:E|F|ERROR|FATAL)\]\s")
+_ERROR_LIKE = regex.compile(
+    r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
+)
 _NOT_EXCEPTION_NAMES = frozenset(
     {"Traceback", "Warning", "INFO", "DEBUG", "Note", "Hint", "Usage", "During", "The"}
 )
@@ -98,6 +150,7 @@ def _is_exception_line(message: str) -> bool:
 class _Traceback:
     start: int
     fatal: bool
+    raised: _Candidate | None = None  # its last `raise …(` source line, for an exception line cut off
 
 
 @dataclass
@@ -110,6 +163,15 @@ class _Candidate:
     after: list[ExcerptLine] = field(default_factory=list)
 
 
+@dataclass
+class _Provisional:
+    """A fatal exception that a nearby line may still refine (a chained specific error, a pydantic detail)."""
+
+    candidate: _Candidate
+    until: int  # the last line number that may replace it
+    accepts: Callable[[str], bool]
+
+
 class LikelyCausePicker:
     """Feed lines in order; `result()` is the likely cause. Stops wanting lines once a fatal event is known."""
 
@@ -118,8 +180,10 @@ class LikelyCausePicker:
         self._tracebacks: dict[str, _Traceback] = {}
         self._recent: list[ExcerptLine] = []
         self._fatal: _Candidate | None = None  # the first non-wrapper fatal event
+        self._provisional: _Provisional | None = None
         self._fallback: list[_Candidate] = []  # the first error line, the first wrapper
         self._open: list[_Candidate] = []  # candidates still collecting their following lines
+        self._terminate: int | None = None  # line of a C++ "terminate called …" waiting for its what()
 
     @property
     def done(self) -> bool:
@@ -132,6 +196,8 @@ class LikelyCausePicker:
         for candidate in self._open:
             candidate.after.append(ExcerptLine(number, shown[:500]))
         self._open = [c for c in self._open if len(c.after) < EXCERPT_AFTER]
+        if self._provisional is not None and number > self._provisional.until:
+            self._settle()
         if self._fatal is None:
             self._consider(number, raw, shown)
         self._recent.append(ExcerptLine(number, shown[:500]))
@@ -142,40 +208,107 @@ class LikelyCausePicker:
         message = normalized.text
         if not message:
             return
+        quiet = normalized.level in (Level.WARNING, Level.INFO)
+        if (
+            self._provisional is not None
+            and self._provisional.accepts(message)
+            and not self._wrapper(message)
+        ):
+            self._provisional = None
+            self._fatal = self._candidate(number, shown, LikelyReason.EXCEPTION, wrapper=False)
+            return
+        if _NOT_A_CAUSE.search(message):
+            return
         tag = _process_tag(raw)
         traceback = self._tracebacks.get(tag)
-        fatal = normalized.level not in (Level.WARNING, Level.INFO)
         if "Traceback (most recent call last)" in message:
-            self._tracebacks[tag] = _Traceback(number, fatal=fatal)
+            if traceback is not None and traceback.raised is not None and traceback.fatal:
+                self._settle_raised(traceback)  # the earlier traceback's exception line was cut off
+                if self._fatal is not None:
+                    return
+            self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
             return
         if message in _CHAIN:
             return
         if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
-            traceback = self._tracebacks[tag] = _Traceback(number, fatal=fatal)
+            traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
         if traceback is not None:
             if number - traceback.start > TRACEBACK_SPAN:
                 del self._tracebacks[tag]
             elif _is_exception_line(message):
                 del self._tracebacks[tag]
                 if traceback.fatal:
-                    self._event(number, shown, message, LikelyReason.EXCEPTION)
+                    self._exception(number, shown, message, LikelyReason.EXCEPTION)
                 return
             else:
+                if _RAISE.match(message):
+                    traceback.raised = _Candidate(
+                        number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
+                    )
                 return  # a frame, a source line, a caret line: part of the traceback
         if _PANIC.search(message):
             self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
             self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
-        elif _SIGNAL.search(message) and normalized.level not in (Level.WARNING, Level.INFO):
+        elif _CPP_WHAT.match(message) and self._terminate is not None and number - self._terminate <= 3:
+            self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
+        elif _CPP_TERMINATE.search(message):
+            self._terminate = number
+            self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        elif _SIGNAL.search(message) and not quiet:
             self._event(number, shown, message, LikelyReason.SIGNAL)
+        elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
+            self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+
+    def _exception(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
+        """An exception: final, unless a generic transport error or a pydantic summary may be refined."""
+        if self._wrapper(message):
+            self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
+            return
+        if self._provisional is not None:  # a second, more specific exception nearby replaces the generic one
+            if _exception_name(message) in _GENERIC_EXCEPTIONS:
+                return
+            self._provisional = None
+            self._fatal = self._candidate(number, shown, reason, wrapper=False)
+            return
+        candidate = self._candidate(number, shown, reason, wrapper=False)
+        if message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
+            # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
+            self._provisional = _Provisional(
+                candidate, number + 3, lambda text: bool(_ERROR_LIKE.search(text))
+            )
+        elif _PYDANTIC_SUMMARY.search(message):
+            self._provisional = _Provisional(
+                candidate, number + 4, lambda text: bool(_PYDANTIC_DETAIL.match(text))
+            )
+        elif _exception_name(message) in _GENERIC_EXCEPTIONS:
+            self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
+        else:
+            self._fatal = candidate
 
     def _event(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         if self._wrapper(message):
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
+        if self._provisional is not None:  # an exception came first: it stays the answer
+            self._settle()
+            return
         self._fatal = self._candidate(number, shown, reason, wrapper=False)
+
+    def _settle_raised(self, traceback: _Traceback) -> None:
+        raised = traceback.raised
+        if raised is None or self._fatal is not None or self._provisional is not None:
+            return
+        self._fatal = raised
+        if len(raised.after) < EXCERPT_AFTER:
+            self._open.append(raised)
+
+    def _settle(self) -> None:
+        if self._provisional is not None:
+            self._fatal = self._fatal or self._provisional.candidate
+            self._provisional = None
 
     def _fallback_candidate(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
@@ -194,7 +327,21 @@ class LikelyCausePicker:
 
     def result(self) -> LikelyLine | None:
         """The chosen line: the first fatal event, else the first error line, else the first wrapper."""
-        chosen = self._fatal or next((c for c in self._fallback if not c.wrapper), None)
+        self._settle()
+        if self._fatal is None:
+            for traceback in sorted(self._tracebacks.values(), key=lambda t: t.start):
+                if traceback.fatal and traceback.raised is not None:
+                    self._fatal = traceback.raised
+                    break
+        first_error = next((c for c in self._fallback if not c.wrapper), None)
+        if (
+            self._fatal is not None
+            and first_error is not None
+            and first_error.line < self._fatal.line
+            and _EXCEPTION.fullmatch(_normalize(self._fatal.text).text.strip()) is not None
+        ):  # a bare `AssertionError` says less than the error line before it
+            self._fatal = first_error
+        chosen = self._fatal or first_error
         chosen = chosen or next(iter(self._fallback), None)
         if chosen is None:
             return None
@@ -202,32 +349,57 @@ class LikelyCausePicker:
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
 
 
-# Headers the shared normaliser leaves on: vLLM <0.7 (`ERROR 12-05 20:24:46 engine.py:366] `) and FastChat
-# (`2023-10-26 18:11:35 | ERROR | stderr | `).
+def _exception_name(message: str) -> str:
+    """The class name of the exception a line names (without its module), or ""."""
+    match = _EXCEPTION.match(message) or _EXCEPTION_ANYWHERE.search(message)
+    if match is None:
+        return ""
+    return match["name"].split("(", 1)[0].rsplit(".", 1)[-1]
+
+
+# Headers the shared normaliser leaves on, each with the level it shows (None: a level not to trust):
+# vLLM <0.7 (`ERROR 12-05 20:24:46 engine.py:366] `), a cut vLLM header (`[core.py:515] `), FastChat
+# (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 (`E0205 09:51:38.047 18628 file.py:810] `,
+# `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `, `[E socket.cpp:793] `), TensorRT's `[E] `, pip's
+# `ERROR: `, a Buildkite page copy (`| `), Google Cloud Logging (`INFO 2025-11-19T20:16:36Z [resource…] `).
 _MORE_PREFIXES = regex.compile(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
+    r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"
+    r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
+    r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
+    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*"
+    r"|(?P<word>ERROR|FATAL|WARNING|INFO):\s+"
+    r"|\|\s+"
+    r"|(?:INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+(?:\[resource\.[^\]]*\]\s*)?"
 )
 _LEVELS = {
     "ERROR": Level.ERROR,
     "CRITICAL": Level.ERROR,
+    "FATAL": Level.ERROR,
+    "E": Level.ERROR,
+    "F": Level.ERROR,
     "WARNING": Level.WARNING,
+    "W": Level.WARNING,
     "INFO": Level.INFO,
+    "I": Level.INFO,
     "DEBUG": Level.INFO,
 }
 
 
 def _normalize(raw: str) -> NormalizedLine:
-    """The shared normaliser, then the older headers it does not know (their level is kept)."""
+    """The shared normaliser, then the headers it does not know (the level they show is kept)."""
     normalized = normalize_line(raw)
-    for _ in range(3):
+    if normalized.level is not Level.ERROR and _RAW_ERROR_HINT.search(raw[:160]):  # TensorRT's `[TRT] [E] `
+        normalized = NormalizedLine(normalized.text, Level.ERROR)
+    for _ in range(4):
         match = _MORE_PREFIXES.match(normalized.text)
-        if match is None:
+        if match is None or match.end() == 0:
             return normalized
         inner = normalize_line(normalized.text[match.end() :])
-        word = match["level"] or match["fastchat"] or ""
-        level = min(inner.level, _LEVELS.get(word, Level.PLAIN), normalized.level)
-        normalized = NormalizedLine(inner.text, Level(level))
+        word = match["level"] or match["fastchat"] or match["glog"] or match["glog_short"] or match["word"]
+        shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
+        normalized = NormalizedLine(inner.text, Level(min(inner.level, shown)))
     return normalized
 
 
