@@ -93,7 +93,11 @@ def run_logged(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             returncode = process.wait()
-    allure.attach.file(str(log), name="bash.log.txt", attachment_type=allure.attachment_type.TEXT)
+        finally:  # also when pytest-timeout interrupts the wait: stop the program, keep its log
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+            allure.attach.file(str(log), name="bash.log.txt", attachment_type=allure.attachment_type.TEXT)
     return Finished(returncode, log)
 
 

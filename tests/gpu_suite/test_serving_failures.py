@@ -58,6 +58,22 @@ def test_illegal_memory_access_triton(log: Path) -> None:
     launch_server([PYTHON, program("illegal_address_triton.py")], log)
 
 
+def test_cupy_out_of_memory(log: Path) -> None:
+    launch_server([PYTHON, program("gpu_alloc.py"), "cupy-pool"], log)
+
+
+def test_cuda_malloc_out_of_memory(log: Path) -> None:
+    launch_server([PYTHON, program("gpu_alloc.py"), "cuda-malloc"], log)
+
+
+def test_jax_out_of_memory(log: Path) -> None:
+    launch_server([PYTHON, program("gpu_alloc.py"), "jax"], log)
+
+
+def test_misaligned_address(log: Path) -> None:
+    launch_server([PYTHON, program("misaligned_address.py")], log)
+
+
 def test_illegal_memory_access_cupy(log: Path) -> None:
     launch_server([PYTHON, program("illegal_address_cupy.py")], log)
 
@@ -248,6 +264,29 @@ def test_tokenizer_without_chat_template(log: Path, tmp_path: Path) -> None:
     launch_server([PYTHON, program("model_dir.py"), "tokenizer-chat", str(model)], log)
 
 
+def test_weights_missing(log: Path, tmp_path: Path) -> None:
+    model = tmp_path / "tiny-llama"
+    write_json(model / "config.json", TINY_LLAMA)  # the weights were never copied next to it
+    launch_server([PYTHON, program("model_dir.py"), "weights", str(model)], log)
+
+
+def test_quantization_backend_missing(log: Path, tmp_path: Path) -> None:
+    model = tmp_path / "tiny-llama-awq"
+    quantization = {
+        "quant_method": "awq",
+        "bits": 4,
+        "group_size": 128,
+        "version": "gemm",
+        "zero_point": True,
+    }
+    write_json(model / "config.json", {**TINY_LLAMA, "quantization_config": quantization})
+    launch_server([PYTHON, program("model_dir.py"), "weights", str(model)], log)
+
+
+def test_tokenizer_rust_panic(log: Path) -> None:
+    launch_server([PYTHON, program("tiktoken_duplicate_ranks.py")], log)
+
+
 def test_weights_are_lfs_pointer(log: Path, tmp_path: Path) -> None:
     model = tmp_path / "tiny-llama"
     write_json(model / "config.json", TINY_LLAMA)
@@ -288,6 +327,10 @@ def test_sigkill_direct_child(log: Path) -> None:
 
 def test_sigabrt_shell(log: Path) -> None:
     launch_server([PYTHON, program("self_kill.py"), "SIGABRT"], log, shell_script=True)
+
+
+def test_sigterm_shell(log: Path) -> None:
+    launch_server([PYTHON, program("self_kill.py"), "SIGTERM"], log, shell_script=True)
 
 
 def test_sigkill_torch_spawn(log: Path) -> None:
@@ -378,6 +421,11 @@ def test_host_oom_killed_in_cgroup(log: Path, memory_cgroup: Path) -> None:
 def test_server_not_ready(log: Path) -> None:
     with serve([PYTHON, program("slow_server.py")], log, port=free_port(), timeout=8):
         pass
+
+
+@pytest.mark.timeout(10)
+def test_pytest_timeout_while_server_loads(log: Path) -> None:
+    launch_server([PYTHON, program("slow_server.py")], log, timeout=600)  # pytest-timeout stops it first
 
 
 def test_connection_refused() -> None:
