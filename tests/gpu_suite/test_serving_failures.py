@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -141,6 +142,20 @@ def test_rendezvous_timeout(log: Path) -> None:
     launch_server([PYTHON, program("rendezvous_timeout.py")], log, env={"MASTER_PORT": str(free_port())})
 
 
+def test_uvicorn_port_in_use(log: Path) -> None:
+    launch_server([PYTHON, program("uvicorn_port_in_use.py")], log, env={"SERVER_PORT": str(free_port())})
+
+
+def test_rendezvous_client_timeout(log: Path) -> None:
+    launch_server(
+        [PYTHON, program("rendezvous_client_timeout.py")], log, env={"MASTER_PORT": str(free_port())}
+    )
+
+
+def test_nccl_after_illegal_memory_access(log: Path) -> None:
+    launch_server(torchrun(1, program("nccl_after_illegal_access.py")), log, timeout=120)
+
+
 def test_grpc_port_in_use(log: Path) -> None:
     launch_server([PYTHON, program("grpc_port_in_use.py")], log, env={"SERVER_PORT": str(free_port())})
 
@@ -179,6 +194,53 @@ def test_hub_no_network(log: Path, hub_cache: dict[str, str]) -> None:
         log,
         env={**hub_cache, "HF_HUB_ETAG_TIMEOUT": "5", "HF_HUB_DOWNLOAD_TIMEOUT": "5"},
         remove_env=("HF_ENDPOINT", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"),
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def fake_hub(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A local stand-in for the Hub answering every request with one error (the parameter picks it)."""
+    port = free_port()
+    environment = {**os.environ, "SERVER_PORT": str(port), "HUB_MODE": request.param}
+    process = subprocess.Popen([PYTHON, program("fake_hub.py")], env=environment, start_new_session=True)
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.parametrize("fake_hub", ["repo-not-found"], indirect=True)
+def test_hub_repository_not_found(log: Path, hub_cache: dict[str, str], fake_hub: str) -> None:
+    launch_server(
+        [PYTHON, program("hub_file.py"), "acme/llama-3-8b-instruct-awq", "config.json"],
+        log,
+        env={**hub_cache, "HF_ENDPOINT": fake_hub},
+    )
+
+
+@pytest.mark.parametrize("fake_hub", ["gated"], indirect=True)
+def test_hub_gated_repo(log: Path, hub_cache: dict[str, str], fake_hub: str) -> None:
+    launch_server(
+        [PYTHON, program("transformers_from_hub.py"), "meta-llama/Llama-3.1-8B-Instruct"],
+        log,
+        env={**hub_cache, "HF_ENDPOINT": fake_hub},
+    )
+
+
+@pytest.mark.parametrize("fake_hub", ["rate-limited"], indirect=True)
+def test_hub_rate_limited(log: Path, hub_cache: dict[str, str], fake_hub: str) -> None:
+    launch_server(
+        [PYTHON, program("hub_file.py"), HUB_REPO, "config.json"],
+        log,
+        env={**hub_cache, "HF_ENDPOINT": fake_hub},
         timeout=120,
     )
 
@@ -331,6 +393,10 @@ def test_sigabrt_shell(log: Path) -> None:
 
 def test_sigterm_shell(log: Path) -> None:
     launch_server([PYTHON, program("self_kill.py"), "SIGTERM"], log, shell_script=True)
+
+
+def test_sigkill_process_pool(log: Path) -> None:
+    launch_server([PYTHON, program("process_pool_sigkill.py")], log)
 
 
 def test_sigkill_torch_spawn(log: Path) -> None:
