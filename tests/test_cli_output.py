@@ -16,6 +16,8 @@ from rich.text import Text
 
 from forensics.cli.common import print_renderable
 from forensics.cli.main import main
+from forensics.cli.progress import step_progress
+from forensics.rules.lint import lint
 from forensics.sizes import format_size
 
 LONG_EVIDENCE = (
@@ -115,3 +117,44 @@ def test_the_log_size_limit_is_reported_in_the_unit_given(tmp_path: Path) -> Non
 )
 def test_sizes_come_back_in_the_unit_they_were_given_in(size: int, shown: str) -> None:
     assert format_size(size) == shown
+
+
+PANIC_RULE = """
+[[rule]]
+id = "demo.runtime-panic"
+title = "A runtime thread panicked"
+category = "product"
+kind = "cause"
+priority = 60
+patterns = ['''thread '(?P<thread>[^']{1,80})' panicked at''']
+summary = "Thread {thread} panicked."
+advice = "Read the panic message on the next line."
+
+[[rule.examples]]
+text = "thread 'worker' panicked at lib.rs:1:2"
+
+[[rule.near_misses]]
+text = "thread 'worker' started"
+"""
+
+
+def test_progress_is_drawn_on_a_terminal_and_nowhere_else() -> None:
+    log = io.StringIO()
+    with step_progress("rules lint", console=Console(file=log, width=100)) as progress:
+        assert progress is None  # a CI log gets no redrawn bar lines
+    terminal = io.StringIO()
+    console = Console(file=terminal, width=100, force_terminal=True, color_system=None)
+    with step_progress("rules lint", console=console) as progress:
+        assert progress is not None
+        progress("vllm.engine-dead", 41, 120)
+    assert "rules lint: vllm.engine-dead" in terminal.getvalue() and "41/120" in terminal.getvalue()
+
+
+def test_rules_lint_reports_each_rule_to_its_progress_and_prints_none_off_a_terminal(tmp_path: Path) -> None:
+    rule_file = tmp_path / "panic.toml"
+    rule_file.write_text(PANIC_RULE)
+    steps: list[tuple[str, int, int]] = []
+    lint([rule_file], include_shipped=False, progress=lambda *step: steps.append(step))
+    assert steps == [("demo.runtime-panic", 0, 2), ("equal-priority overlaps", 1, 2)]
+    result = _run("rules", "lint", str(rule_file))
+    assert result.exit_code == 0 and result.stderr == "", result.output

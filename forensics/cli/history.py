@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from forensics.cli.common import print_renderable, translate_errors
+from forensics.cli.progress import step_progress
 from forensics.cli.store_settings import STORE_OPTION, default_store_dir
 from forensics.errors import ConfigError
 from forensics.render.history import render_history_json, render_history_text
@@ -117,14 +118,16 @@ def reanalyze_command(
         store_location, default_dir=default_store_dir(), mode="write" if apply else "read"
     ) as store:
         refuse_unknown(unknown_values(store, filters))
-        found = reanalyze(
-            store,
-            rules=rules,
-            filters=filters,
-            since=since,
-            apply=apply,
-            options=options,
-        )
+        with step_progress("reanalyze") as progress:
+            found = reanalyze(
+                store,
+                rules=rules,
+                filters=filters,
+                since=since,
+                apply=apply,
+                options=options,
+                progress=progress,
+            )
     if output_format == "json":
         click.echo(render_reanalysis_json(found), nl=False)
     else:

@@ -11,6 +11,7 @@ import click
 from rich.console import Console
 
 from forensics.cli.common import EXIT_FAIL_ON, translate_errors
+from forensics.cli.progress import step_progress
 from forensics.errors import ConfigError
 from forensics.model import Category, RuleKind
 from forensics.render.common import plural
@@ -61,7 +62,8 @@ def rules_test_command(paths: tuple[Path, ...], verbose: bool) -> None:
 @translate_errors
 def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
     """Check rules: schema, duplicate ids, examples, slow patterns, missing near misses, equal-priority overlaps."""
-    findings = lint(paths, include_shipped=not paths)
+    with step_progress("rules lint") as progress:
+        findings = lint(paths, include_shipped=not paths, progress=progress)
     console = Console(highlight=False)
     for finding in findings:
         console.out(
