@@ -110,6 +110,18 @@ def test_twenty_tickets_on_a_tracker_that_never_answers_cost_three_tries_and_giv
     assert "did not answer within 0.2 s" in text and f"0 of {len(labels)} tickets annotated" in text
 
 
+def test_a_host_is_given_up_once_its_failed_tries_have_cost_the_time_budget() -> None:
+    circuits = HostCircuits(threshold=10, budget=0.3)  # the count alone would allow 10 tries
+    with silent_host() as host:
+        client = _client(host.url, sleeps=[], timeout=0.2, circuits=circuits)
+        for number in range(5):
+            with pytest.raises(UnavailableError):
+                client.get_json("/graphql", what=f"issue OPS-{number}")
+        tries = host.connections
+    assert 1 <= tries <= 2  # two timeouts of 0.2 s pass the 0.3 s budget (one, on a very slow machine)
+    assert circuits.is_open(Origin.of(host.url))
+
+
 def test_a_host_that_drops_every_packet_is_given_up_after_two_connection_timeouts() -> None:
     sleeps: list[float] = []
     notices: list[str] = []

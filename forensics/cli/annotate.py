@@ -50,6 +50,8 @@ __all__ = [
 ]
 
 EXIT_TICKETS_FAILED = 4
+TRACKER_TIMEOUT = 8.0
+"""Seconds to wait for a tracker's answer: comment APIs answer in about a second; 8 s of silence is an outage."""
 _REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _LIST_SEPARATOR = regex.compile(r"[\s,]+")
 
@@ -210,6 +212,7 @@ def connect_sinks(
         linear = LinearClient(
             api_key=linear_key,
             base_url=environment.get("LINEAR_API_URL") or DEFAULT_LINEAR_URL,
+            timeout=TRACKER_TIMEOUT,
             notify=notify,
             circuits=circuits,
         )
@@ -222,6 +225,7 @@ def connect_sinks(
         github = GitHubCommentSink.connect(
             token=github_token,
             base_url=environment.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            timeout=TRACKER_TIMEOUT,
             notify=notify,
             circuits=circuits,
         )
@@ -246,7 +250,12 @@ def connect_sinks(
         sinks["jira"] = SinkUnavailable("no Jira credentials", hint=f"set {' and '.join(missing)}")
     else:
         jira = JiraClient(
-            base_url=jira_url, email=jira_email, api_token=jira_token, notify=notify, circuits=circuits
+            base_url=jira_url,
+            email=jira_email,
+            api_token=jira_token,
+            timeout=TRACKER_TIMEOUT,
+            notify=notify,
+            circuits=circuits,
         )
         close(jira.close)
         sinks["jira"] = JiraCommentSink(jira)

@@ -137,6 +137,7 @@ class HttpClient:
         while True:
             attempt += 1
             self.circuits.check(origin, service=self.service, what=what)
+            started = time.monotonic()
             try:
                 response = self.session.request(
                     method,
@@ -169,6 +170,7 @@ class HttpClient:
                     origin,
                     reason=failure.reason,
                     hint=failure.hint,
+                    waited=time.monotonic() - started,
                     # a dropped answer or a slow one may be a hiccup; no connection at all is not
                     unreachable=attempt >= allowed and failure.attempts is not None,
                 )
@@ -191,6 +193,7 @@ class HttpClient:
                     origin,
                     reason=f"{origin} answered HTTP {response.status_code}",
                     hint=f"retry later; check {self.service}'s status page",
+                    waited=time.monotonic() - started,
                 )
             else:
                 opened = False

@@ -6,10 +6,10 @@ what to check, and how many tries the failure deserves. A name that does not res
 second later; a refused port may be a service restarting, so it gets one more try; a timeout or a dropped
 connection may be a passing hiccup.
 
-`HostCircuits` is the run's memory of hosts that keep failing: after `threshold` failed tries in a row
-to one origin (or one request that gave up connecting to it), every later request to it fails at once, so
-twenty tickets on an unreachable tracker give one slow failure and nineteen instant ones, not twenty slow
-ones.
+`HostCircuits` is the run's memory of hosts that keep failing: after 3 failed tries in a row to one
+origin, 8 s spent on such tries, or one request that gave up connecting to it, every later request to it
+fails at once, so twenty tickets on an unreachable tracker give one slow failure and nineteen instant
+ones, not twenty slow ones.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 SKIPPED = "; it is not contacted again in this run"
 CIRCUIT_THRESHOLD = 3
 """Failed tries in a row (no answer, or a 5xx) after which a host is not contacted again this run."""
+CIRCUIT_BUDGET = 8.0
+"""Seconds of failed tries in a row (timeouts) after which a host is not contacted again this run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +143,9 @@ def _causes(error: BaseException) -> list[BaseException]:
 
 @dataclass(slots=True)
 class _Circuit:
-    failures: int = 0
+    failures: int = 0  # failed tries in a row
+    waited: float = 0.0  # seconds those tries took
+    open: bool = False
     reason: str = ""
     hint: str = ""
 
@@ -150,11 +154,14 @@ class _Circuit:
 class HostCircuits:
     """The run's record of failing hosts, shared by every client of the run (thread-safe).
 
-    A failed try (no answer, or a 5xx) counts against its origin; any other answer resets the count.
-    At `threshold` failures in a row the origin is open: `check` refuses further requests to it.
+    A failed try (no answer, or a 5xx) counts against its origin; any other answer resets the count. The
+    origin opens, and `check` refuses further requests to it, after `threshold` failed tries in a row, once
+    such tries have cost `budget` seconds of waiting (a host that accepts and never answers), or when one
+    request gave up connecting to it.
     """
 
     threshold: int = CIRCUIT_THRESHOLD
+    budget: float = CIRCUIT_BUDGET
     _circuits: dict[Origin, _Circuit] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -162,27 +169,36 @@ class HostCircuits:
         """Raise UnreachableError when `origin` is open; otherwise return at once."""
         with self._lock:
             circuit = self._circuits.get(origin)
-            if circuit is None or circuit.failures < self.threshold:
+            if circuit is None or not circuit.open:
                 return
             failures, reason, hint = circuit.failures, circuit.reason, circuit.hint
+        tries = "1 try" if failures == 1 else f"{failures} tries in a row"
         raise UnreachableError(
-            f"{service} was not asked for {what}: {failures} tries in a row to {origin} failed in this run "
-            f"(last: {reason})",
+            f"{service} was not asked for {what}: {tries} to {origin} failed in this run (last: {reason})",
             hint=hint + SKIPPED,
             host=str(origin),
         )
 
-    def failed(self, origin: Origin, *, reason: str, hint: str, unreachable: bool = False) -> bool:
-        """Count a failed try; True when the circuit is now open.
+    def failed(
+        self, origin: Origin, *, reason: str, hint: str, waited: float = 0.0, unreachable: bool = False
+    ) -> bool:
+        """Count a failed try that took `waited` seconds; True when the circuit is now open.
 
         `unreachable`: a request gave up on a host it could not connect to (no name, refused, no answer to
         a connection, TLS): the host is down for this run, whatever the count says.
         """
         with self._lock:
             circuit = self._circuits.setdefault(origin, _Circuit())
-            circuit.failures = max(circuit.failures + 1, self.threshold if unreachable else 0)
+            circuit.failures += 1
+            circuit.waited += waited
             circuit.reason, circuit.hint = reason, hint
-            return circuit.failures >= self.threshold
+            circuit.open = (
+                circuit.open
+                or unreachable
+                or circuit.failures >= self.threshold
+                or circuit.waited >= self.budget
+            )
+            return circuit.open
 
     def answered(self, origin: Origin) -> None:
         """The origin answered (anything but a 5xx): its count starts again."""
@@ -193,4 +209,4 @@ class HostCircuits:
         """Whether requests to `origin` are refused for the rest of the run."""
         with self._lock:
             circuit = self._circuits.get(origin)
-            return circuit is not None and circuit.failures >= self.threshold
+            return circuit is not None and circuit.open
