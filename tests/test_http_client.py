@@ -60,6 +60,7 @@ def test_a_dead_storage_host_is_retried_then_unavailable_without_its_url(
         with pytest.raises(UnavailableError) as raised:
             _client(server.url).download("/download", tmp_path / "a.zip", what="artifact 'allure-results-x'")
     assert "kept failing after 2 tries" in raised.value.message
+    assert f"the storage host: {dead.split('/')[2]} refused the connection" in raised.value.message
     assert SIGNATURE not in str(raised.value) and raised.value.__cause__ is None
     assert len([r for r in server.requests if r.path == "/download"]) == 2  # a fresh redirect per try
 

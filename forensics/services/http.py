@@ -329,12 +329,13 @@ class HttpClient:
         # A fresh session: no Authorization, no service headers; the signed URL is the credential.
         with requests.Session() as storage:
             storage.headers["User-Agent"] = USER_AGENT
+            signed = urljoin(first.url, location)
+            host = Origin.of(signed)  # the host alone: the signed URL's query is a credential
             try:
-                response = storage.get(urljoin(first.url, location), timeout=self.timeouts, stream=True)
+                response = storage.get(signed, timeout=self.timeouts, stream=True)
             except (requests.ConnectionError, requests.Timeout) as err:
-                raise _RetryableDownloadError(
-                    f"the storage host did not answer ({type(err).__name__})"
-                ) from None
+                failure = connection_failure(err, origin=host, service=self.service, timeouts=self.timeouts)
+                raise _RetryableDownloadError(f"the storage host: {failure.reason}") from None
             except (
                 requests.RequestException,
                 ValueError,
@@ -346,11 +347,11 @@ class HttpClient:
             # 5xx, and 401/403 from a signed URL that expired on the way: a fresh redirect may do
             if response.status_code in RETRY_STATUSES or response.status_code in (401, 403):
                 response.close()
-                raise _RetryableDownloadError(f"the storage host answered HTTP {response.status_code}")
+                raise _RetryableDownloadError(f"the storage host {host} answered HTTP {response.status_code}")
             if response.status_code != 200:
                 response.close()
                 raise ServiceError(
-                    f"the storage host refused the download of {what} (HTTP {response.status_code})",
+                    f"the storage host {host} refused the download of {what} (HTTP {response.status_code})",
                     hint="signed download URLs live about a minute: retry; check the clock if it persists",
                     status=response.status_code,
                 )
