@@ -206,7 +206,8 @@ def test_the_repository_comes_from_github_repository(
     monkeypatch.setenv("GITHUB_REPOSITORY", REPOSITORY)
     result = _run("--job", str(SGLANG_JOB), "--format", "json", "--fail-on", "unexplained")
     assert result.exit_code == 3  # the report's own exit codes, as analyze
-    assert json.loads(result.output)["context"]["repository"] == REPOSITORY
+    assert json.loads(result.stdout)["context"]["repository"] == REPOSITORY
+    assert result.stderr == "--fail-on unexplained tripped: 1 of 4 failing tests unexplained\n"
 
 
 def test_missing_job_and_bad_token_are_errors_with_hints(
