@@ -10,15 +10,19 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import requests
 import urllib3
+from click.testing import CliRunner
 
 from forensics.annotate import Action, annotate_report
+from forensics.cli.main import main
 from forensics.errors import ServiceError, UnavailableError, UnreachableError
 from forensics.model import Report
 from forensics.render.annotation import render_result
+from forensics.render.json_report import render_json
 from forensics.rules.model import RuleSet
 from forensics.services.github import GitHubClient
 from forensics.services.http import HostCircuits, HttpClient, RetryPolicy
@@ -275,3 +279,27 @@ def test_a_redirect_to_another_port_arrives_without_the_token(server: FakeServer
         [moved] = elsewhere.requests
     assert server.requests[0].headers["authorization"] == f"Bearer {TOKEN}"
     assert "authorization" not in moved.headers  # requests strips it when scheme, host or port change
+
+
+def test_annotate_on_a_refused_tracker_fails_every_ticket_with_one_hint(
+    nightly: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = tmp_path / "report.json"
+    report.write_text(render_json(nightly), encoding="utf-8")
+    with refused_url() as url:
+        monkeypatch.setenv("LINEAR_API_KEY", "lin_api_ReachabilityTestKey0123456789")
+        monkeypatch.setenv("LINEAR_API_URL", f"{url}/graphql")
+        started = time.monotonic()
+        tickets = [argument for key in TICKETS for argument in ("--ticket", key)]
+        result = CliRunner().invoke(main, ["annotate", str(report), *tickets], catch_exceptions=False)
+        elapsed = time.monotonic() - started
+    print(f"\nannotate, 20 tickets on a refused tracker (the CLI's own retry policy): {elapsed:.2f} s")
+    assert result.exit_code == 4
+    lines = result.stdout.splitlines()
+    linear = [line for line in lines if line.startswith("OPS-")]
+    assert len(linear) == len(TICKETS) + 1  # and OPS-4445, which the report links
+    assert sum("refused the connection (tried 2 times)" in line for line in linear) == 1
+    assert sum(": Linear was not asked for issue OPS-" in line for line in linear) == len(linear) - 1
+    linear_hints = [line for line in lines if line.startswith("  hint: ") and "Linear URL" in line]
+    assert len(linear_hints) == 1
+    assert elapsed < HANG_GUARD
