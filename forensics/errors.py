@@ -58,6 +58,17 @@ class UnavailableError(ServiceError):
     """The service kept failing (5xx, dropped connections) after retries."""
 
 
+class UnreachableError(UnavailableError):
+    """No answer from the service's host (DNS, refused, timeout), or a host skipped after failing in a row.
+
+    `host` is the host (and port when not the default), never a URL: a URL's query may be a credential.
+    """
+
+    def __init__(self, message: str, *, hint: str = "", host: str, status: int | None = None) -> None:
+        super().__init__(message, hint=hint, status=status)
+        self.host = host
+
+
 class StoreError(ForensicsError):
     """The history store cannot be opened or migrated."""
 

@@ -206,7 +206,8 @@ def test_the_repository_comes_from_github_repository(
     monkeypatch.setenv("GITHUB_REPOSITORY", REPOSITORY)
     result = _run("--job", str(SGLANG_JOB), "--format", "json", "--fail-on", "unexplained")
     assert result.exit_code == 3  # the report's own exit codes, as analyze
-    assert json.loads(result.output)["context"]["repository"] == REPOSITORY
+    assert json.loads(result.stdout)["context"]["repository"] == REPOSITORY
+    assert result.stderr == "--fail-on unexplained tripped: 1 of 4 failing tests unexplained\n"
 
 
 def test_missing_job_and_bad_token_are_errors_with_hints(
@@ -227,14 +228,23 @@ def test_missing_job_and_bad_token_are_errors_with_hints(
     assert "ghp_revoked" not in refused.stderr + refused.output
 
 
-def test_without_a_token_downloads_say_how_to_get_one(
-    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("how", ["--job", "--run", "--download-only"])
+def test_without_a_token_fetch_stops_before_any_request_and_names_the_variable(
+    github: FakeGitHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, how: str
 ) -> None:
     monkeypatch.delenv("GITHUB_TOKEN")
-    result = _run("--job", str(SGLANG_JOB), "--repo", REPOSITORY)
+    arguments = {
+        "--job": ("--job", str(SGLANG_JOB)),
+        "--run": ("--run", str(RUN_ID)),
+        "--download-only": ("--job", str(SGLANG_JOB), "--download-only", str(tmp_path / "saved")),
+    }[how]
+    result = _run(*arguments, "--repo", REPOSITORY)
     assert result.exit_code == 1
-    assert "You must have the actions scope to download artifacts." in result.stderr
-    assert "even for public repositories: set GITHUB_TOKEN (or GH_TOKEN)" in result.stderr
+    assert "Error: fetch needs a GitHub token" in result.stderr
+    assert "Hint: set GITHUB_TOKEN (or GH_TOKEN) to a token with `actions: read`" in result.stderr
+    assert github.api.requests == [] and github.storage.requests == []  # not one request, so no retries
+    monkeypatch.setenv("GH_TOKEN", TOKEN)  # the other name GitHub's own CLI reads
+    assert _run("--job", str(SGLANG_JOB), "--repo", REPOSITORY).exit_code == 0
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,7 @@ def test_a_dead_storage_host_is_retried_then_unavailable_without_its_url(
         with pytest.raises(UnavailableError) as raised:
             _client(server.url).download("/download", tmp_path / "a.zip", what="artifact 'allure-results-x'")
     assert "kept failing after 2 tries" in raised.value.message
+    assert f"the storage host: {dead.split('/')[2]} refused the connection" in raised.value.message
     assert SIGNATURE not in str(raised.value) and raised.value.__cause__ is None
     assert len([r for r in server.requests if r.path == "/download"]) == 2  # a fresh redirect per try
 
@@ -70,7 +71,12 @@ def test_a_dead_api_host_says_how_often_it_was_tried(tmp_path: Path) -> None:
         base = f"http://127.0.0.1:{probe.getsockname()[1]}"
         with pytest.raises(UnavailableError) as raised:
             _client(base).get_json("/repos/a/b/actions/jobs/1", what="job 1")
-    assert "tried 2 times" in raised.value.hint and raised.value.__cause__ is None
+    port = base.rsplit(":", 1)[1]
+    assert raised.value.message == (
+        f"cannot reach GitHub for job 1 (/repos/a/b/actions/jobs/1): 127.0.0.1:{port} refused the connection "
+        "(tried 2 times)"
+    )
+    assert "check the host and port in the GitHub URL" in raised.value.hint and raised.value.__cause__ is None
 
 
 def test_a_malformed_signed_url_is_a_service_error(server: FakeServer, tmp_path: Path) -> None:

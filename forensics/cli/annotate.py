@@ -32,6 +32,7 @@ from forensics.render.annotation import render_result, result_to_dict
 from forensics.report.redact import Redactor
 from forensics.report.saved import load_report
 from forensics.services.github import DEFAULT_API_URL
+from forensics.services.http import HostCircuits
 from forensics.services.jira import JiraClient
 from forensics.services.linear import DEFAULT_LINEAR_URL, LinearClient
 from forensics.sinks.base import TicketSink
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 EXIT_TICKETS_FAILED = 4
+TRACKER_TIMEOUT = 8.0
+"""Seconds to wait for a tracker's answer: comment APIs answer in about a second; 8 s of silence is an outage."""
 _REPOSITORY = regex.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _LIST_SEPARATOR = regex.compile(r"[\s,]+")
 
@@ -63,8 +66,18 @@ class AnnotateSettings:
     jira_projects: tuple[str, ...]
     scope: str
 
-    def run(self, report: Report, *, dry_run: bool, history: History | None = None) -> AnnotateResult:
-        """Connect a sink per tracker from the environment and annotate every linked ticket."""
+    def run(
+        self,
+        report: Report,
+        *,
+        dry_run: bool,
+        history: History | None = None,
+        circuits: HostCircuits | None = None,
+    ) -> AnnotateResult:
+        """Connect a sink per tracker from the environment and annotate every linked ticket.
+
+        `circuits` is the run's record of failing hosts (fetch --annotate shares its own with the trackers).
+        """
         if self.repository and not _REPOSITORY.fullmatch(self.repository):
             raise click.BadParameter(f"{self.repository!r} is not owner/name", param_hint="--repo")
         projects = {*self.jira_projects, *_LIST_SEPARATOR.split(os.environ.get("JIRA_PROJECTS", ""))} - {""}
@@ -79,7 +92,12 @@ class AnnotateSettings:
             sinks = (
                 {}
                 if dry_run
-                else connect_sinks(os.environ, jira_url=self.jira_url or "", close=stack.callback)
+                else connect_sinks(
+                    os.environ,
+                    jira_url=self.jira_url or "",
+                    close=stack.callback,
+                    circuits=circuits or HostCircuits(),
+                )
             )
             return annotate_report(
                 report,
@@ -174,9 +192,16 @@ def annotate_command(
 
 
 def connect_sinks(
-    environment: Mapping[str, str], *, jira_url: str, close: Callable[[Callable[[], None]], Any]
+    environment: Mapping[str, str],
+    *,
+    jira_url: str,
+    close: Callable[[Callable[[], None]], Any],
+    circuits: HostCircuits,
 ) -> dict[str, TicketSink | SinkUnavailable]:
-    """A sink per tracker from the environment; a tracker without credentials fails its tickets with a hint."""
+    """A sink per tracker from the environment; a tracker without credentials fails its tickets with a hint.
+
+    Every client shares `circuits`: a host that keeps failing is given up once for the run, not per ticket.
+    """
 
     def notify(message: str) -> None:
         click.echo(message, err=True)
@@ -187,7 +212,9 @@ def connect_sinks(
         linear = LinearClient(
             api_key=linear_key,
             base_url=environment.get("LINEAR_API_URL") or DEFAULT_LINEAR_URL,
+            timeout=TRACKER_TIMEOUT,
             notify=notify,
+            circuits=circuits,
         )
         close(linear.close)
         sinks["linear"] = LinearCommentSink(linear)
@@ -196,7 +223,11 @@ def connect_sinks(
     github_token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN") or ""
     if github_token:
         github = GitHubCommentSink.connect(
-            token=github_token, base_url=environment.get("GITHUB_API_URL") or DEFAULT_API_URL, notify=notify
+            token=github_token,
+            base_url=environment.get("GITHUB_API_URL") or DEFAULT_API_URL,
+            timeout=TRACKER_TIMEOUT,
+            notify=notify,
+            circuits=circuits,
         )
         close(github.close)
         sinks["github"] = github
@@ -218,7 +249,14 @@ def connect_sinks(
     if missing:
         sinks["jira"] = SinkUnavailable("no Jira credentials", hint=f"set {' and '.join(missing)}")
     else:
-        jira = JiraClient(base_url=jira_url, email=jira_email, api_token=jira_token, notify=notify)
+        jira = JiraClient(
+            base_url=jira_url,
+            email=jira_email,
+            api_token=jira_token,
+            timeout=TRACKER_TIMEOUT,
+            notify=notify,
+            circuits=circuits,
+        )
         close(jira.close)
         sinks["jira"] = JiraCommentSink(jira)
     return sinks

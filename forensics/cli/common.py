@@ -13,13 +13,19 @@ from typing import Any, TypeVar
 
 import click
 import regex
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, RenderableType
+from rich.console import Group as RichGroup
+from rich.measure import Measurement
+from rich.rule import Rule
+from rich.text import Text
 
 from forensics.engine.scanner import ScanLimits
 from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Report
 from forensics.render import RENDERERS
+from forensics.render.common import plural
 from forensics.report.redact import Redactor
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
@@ -30,6 +36,8 @@ EXIT_FAIL_ON = 3
 FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
 _SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
 _F = TypeVar("_F", bound=Callable[..., Any])
+MINIMUM_WIDTH = 80
+_UNWRAPPED = 100_000  # "no limit" for measuring: a rich Console needs some width
 
 
 def translate_errors(command: _F) -> _F:
@@ -192,17 +200,44 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
     """Render the report in one format to a file or stdout."""
     rendered = RENDERERS[output_format](report)
     if output is None:
-        console = Console(highlight=False)
         if isinstance(rendered, str):
-            console.out(rendered, end="", highlight=False)
+            Console(highlight=False).out(rendered, end="", highlight=False)
         else:
-            console.print(rendered)
+            print_renderable(rendered)
         return
     if not isinstance(rendered, str):
         buffer = io.StringIO()
-        Console(file=buffer, width=120, no_color=True, highlight=False).print(rendered)
+        print_renderable(rendered, console=Console(file=buffer, no_color=True, highlight=False), minimum=120)
         rendered = buffer.getvalue()
     write_text(output, rendered)
+
+
+def print_renderable(
+    renderable: RenderableType, *, console: Console | None = None, minimum: int = MINIMUM_WIDTH
+) -> None:
+    """Print a rich renderable: a terminal's own width; elsewhere COLUMNS, or wide enough to wrap nothing.
+
+    A CI log is not a terminal: wrapped at 80 columns, log lines, links and box titles break. There each
+    part (a box, a line) is printed as wide as its own longest line, never narrower than `minimum`.
+    """
+    console = console or Console(highlight=False)
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        console.print(renderable)
+        return
+    for part in renderable.renderables if isinstance(renderable, RichGroup) else [renderable]:
+        console.width = natural_width(console, part, minimum=minimum)
+        console.print(part)
+
+
+def natural_width(console: Console, renderable: RenderableType, *, minimum: int = MINIMUM_WIDTH) -> int:
+    """The width at which none of the renderable's lines wraps (a rule: its title's)."""
+    if isinstance(renderable, Rule):
+        title = renderable.title
+        return max(minimum, (title.cell_len if isinstance(title, Text) else cell_len(title)) + 8)
+    if not isinstance(renderable, str) and not hasattr(renderable, "__rich_measure__"):
+        return minimum
+    options = console.options.update_width(_UNWRAPPED)
+    return max(minimum, Measurement.get(console, options, renderable).maximum)
 
 
 def write_text(path: Path, text: str) -> None:
@@ -217,9 +252,26 @@ def write_text(path: Path, text: str) -> None:
 
 
 def should_fail(report: Report, fail_on: tuple[str, ...]) -> bool:
-    """Whether a --fail-on condition holds for this report."""
-    return (
-        ("unexplained" in fail_on and report.unexplained_count > 0)
-        or ("failures" in fail_on and len(report.failing) > 0)
-        or ("problems" in fail_on and len(report.problems) > 0)
+    """Whether a --fail-on condition holds for this report; each one that holds is named on stderr."""
+    reasons = fail_on_reasons(report, fail_on)
+    for reason in reasons:
+        click.echo(reason, err=True)
+    return bool(reasons)
+
+
+def fail_on_reasons(report: Report, fail_on: tuple[str, ...]) -> tuple[str, ...]:
+    """One line per --fail-on condition that holds: which one, and the count that tripped it."""
+    failing = len(report.failing)
+    counts = {
+        "unexplained": (
+            report.unexplained_count,
+            f"{report.unexplained_count} of {plural(failing, 'failing test')} unexplained",
+        ),
+        "failures": (failing, plural(failing, "failing test")),
+        "problems": (len(report.problems), plural(len(report.problems), "problem")),
+    }
+    return tuple(
+        f"--fail-on {condition} tripped: {wording}"
+        for condition, (count, wording) in counts.items()
+        if condition in fail_on and count > 0
     )

@@ -15,9 +15,11 @@ from forensics.cli.annotate import AnnotateSettings, annotate_options
 from forensics.cli.common import ReportSettings, report_options, translate_errors
 from forensics.cli.followups import finish_report
 from forensics.cli.store_settings import StoreSettings, store_options
+from forensics.errors import ConfigError
 from forensics.report.build import analyze
 from forensics.report.redact import Redactor
 from forensics.services.github import DEFAULT_API_URL, GitHubClient
+from forensics.services.http import HostCircuits
 from forensics.sources.base import DownloadProgress, SavedFetch, download_source
 from forensics.sources.cache import DownloadCache, default_cache_directory
 from forensics.sources.github_actions import GitHubActionsSource, GitHubActionsTarget
@@ -114,6 +116,14 @@ def fetch_command(
         if ignored:
             raise click.UsageError(f"--download-only only downloads: {', '.join(ignored)} would do nothing")
     environment = os.environ
+    token = environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN") or ""
+    if not token:  # before any request: without a token every download is refused, after retries
+        raise ConfigError(
+            "fetch needs a GitHub token: GitHub serves artifacts and job logs only with one, even for "
+            "public repositories",
+            hint="set GITHUB_TOKEN (or GH_TOKEN) to a token with `actions: read` "
+            "(in a workflow: env: GITHUB_TOKEN: ${{ github.token }})",
+        )
     target = GitHubActionsTarget(
         repository=resolve_repository(repository, environment=environment, directory=Path.cwd()),
         job_id=job_id,
@@ -124,10 +134,12 @@ def fetch_command(
     rules = settings.rules()  # a bad rule file fails before any download
     cache = DownloadCache(Path(environment.get("CI_FORENSICS_CACHE") or default_cache_directory()))
     stderr = Console(stderr=True, highlight=False)
+    circuits = HostCircuits()  # one record of failing hosts for the downloads and the ticket comments
     client = GitHubClient(
         base_url=environment.get("GITHUB_API_URL") or DEFAULT_API_URL,
-        token=environment.get("GITHUB_TOKEN") or environment.get("GH_TOKEN") or None,
+        token=token,
         notify=lambda message: stderr.out(f"notice: {message}", highlight=False),
+        circuits=circuits,
     )
     source = GitHubActionsSource(client=client, target=target, cache=cache, artifact_glob=artifact_glob)
     # the progress bar's thread ends before the analysis: worker processes are forked only without threads
@@ -145,6 +157,7 @@ def fetch_command(
         redactor=options.redactor,
         annotation=annotation if annotate else None,
         annotate_output=annotate_output,
+        circuits=circuits,
     )
 
 

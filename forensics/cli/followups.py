@@ -25,6 +25,7 @@ from forensics.report.redact import Redactor
 if TYPE_CHECKING:  # the ticket code (HTTP clients and all) is imported only when tickets are annotated
     from forensics.annotate import History
     from forensics.cli.annotate import AnnotateSettings
+    from forensics.services.http import HostCircuits
 
 
 def finish_report(
@@ -35,8 +36,12 @@ def finish_report(
     redactor: Redactor,
     annotation: AnnotateSettings | None = None,
     annotate_output: Path | None = None,
+    circuits: HostCircuits | None = None,
 ) -> None:
-    """Emit, then record (--record), then annotate (--annotate); exit with the code the module doc gives."""
+    """Emit, then record (--record), then annotate (--annotate); exit with the code the module doc gives.
+
+    `circuits`: the run's record of failing hosts, so a host given up while fetching is not asked again.
+    """
     settings.emit(report)
     code = settings.exit_code(report)
     recorded = True
@@ -54,11 +59,11 @@ def finish_report(
         )
         try:
             with history as cause_history:
-                result = annotation.run(report, dry_run=False, history=cause_history)
+                result = annotation.run(report, dry_run=False, history=cause_history, circuits=circuits)
         except StoreError as err:  # a store too old to read: the tickets still get the root causes
             show_error(err)
             code = EXIT_ERROR
-            result = annotation.run(report, dry_run=False, history=None)
+            result = annotation.run(report, dry_run=False, history=None, circuits=circuits)
         click.echo(render_result(result), err=True, nl=False)
         if annotate_output is not None:  # for machines (the Action): which tickets failed, whatever the code
             write_text(

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
 
-from forensics.cli.common import translate_errors
+from forensics.cli.common import print_renderable, translate_errors
+from forensics.cli.progress import step_progress
 from forensics.cli.store_settings import STORE_OPTION, default_store_dir
+from forensics.errors import ConfigError
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
 from forensics.report.redact import Redactor
@@ -20,6 +21,7 @@ from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
 from forensics.store import open_store
 from forensics.store.history import history
+from forensics.store.known import UnknownValue, unknown_values
 from forensics.store.queries import Filters
 from forensics.store.reanalyze import reanalyze
 
@@ -70,19 +72,16 @@ def history_command(
     quiet_days: int,
 ) -> None:
     """Per root cause: first and last seen, counts, tests, where it hits; what is new; flaky tests."""
+    filters = Filters(repository=repository, workflow=workflow, branch=branch)
     with open_store(store_location, default_dir=default_store_dir(), mode="read") as store:
+        refuse_unknown(unknown_values(store, filters, cause=cause))
         found = history(
-            store,
-            now=datetime.now(UTC),
-            days=days,
-            filters=Filters(repository=repository, workflow=workflow, branch=branch),
-            cause=cause,
-            quiet_days=quiet_days,
+            store, now=datetime.now(UTC), days=days, filters=filters, cause=cause, quiet_days=quiet_days
         )
     if output_format == "json":
         click.echo(render_history_json(found), nl=False)
     else:
-        Console(highlight=False).print(render_history_text(found))
+        print_renderable(render_history_text(found))
 
 
 @click.command("reanalyze")
@@ -114,18 +113,45 @@ def reanalyze_command(
     options = AnalyzeOptions(redactor=Redactor.from_environment(os.environ))
     since = datetime.now(UTC) - timedelta(days=days) if days else None
     # only --apply writes: it may upgrade an older store; neither creates one
+    filters = Filters(repository=repository, workflow=workflow, branch=branch)
     with open_store(
         store_location, default_dir=default_store_dir(), mode="write" if apply else "read"
     ) as store:
-        found = reanalyze(
-            store,
-            rules=rules,
-            filters=Filters(repository=repository, workflow=workflow, branch=branch),
-            since=since,
-            apply=apply,
-            options=options,
-        )
+        refuse_unknown(unknown_values(store, filters))
+        with step_progress("reanalyze") as progress:
+            found = reanalyze(
+                store,
+                rules=rules,
+                filters=filters,
+                since=since,
+                apply=apply,
+                options=options,
+                progress=progress,
+            )
     if output_format == "json":
         click.echo(render_reanalysis_json(found), nl=False)
     else:
-        Console(highlight=False).print(render_reanalysis_text(found))
+        print_renderable(render_reanalysis_text(found))
+
+
+_WHAT = {
+    "--repo": "no run of repository '{}'",
+    "--workflow": "no run of workflow '{}'",
+    "--branch": "no run on branch '{}'",
+    "--cause": "no failing test with the cause or fingerprint '{}'",
+}
+
+
+def refuse_unknown(unknown: tuple[UnknownValue, ...]) -> None:
+    """A filter value the store never recorded is a ConfigError naming it and the closest known values."""
+    if not unknown:
+        return
+    first = unknown[0]
+    message = "; ".join(f"{_WHAT[item.option].format(item.value)} ({item.option})" for item in unknown)
+    if first.close:
+        hint = f"did you mean {' or '.join(repr(name) for name in first.close)} for {first.option}?"
+    elif first.known:
+        hint = f"the store knows {first.known} other values; leave out {first.option} to see them all"
+    else:
+        hint = "the store has none recorded yet: record runs with --record"
+    raise ConfigError(f"the history store has {message}", hint=hint)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import sys
 from pathlib import Path
@@ -10,7 +11,8 @@ import click
 from rich.console import Console
 
 from forensics.cli.common import EXIT_FAIL_ON, translate_errors
-from forensics.errors import ForensicsError
+from forensics.cli.progress import step_progress
+from forensics.errors import ConfigError
 from forensics.model import Category, RuleKind
 from forensics.render.common import plural
 from forensics.report.backtest import backtest
@@ -60,7 +62,8 @@ def rules_test_command(paths: tuple[Path, ...], verbose: bool) -> None:
 @translate_errors
 def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
     """Check rules: schema, duplicate ids, examples, slow patterns, missing near misses, equal-priority overlaps."""
-    findings = lint(paths, include_shipped=not paths)
+    with step_progress("rules lint") as progress:
+        findings = lint(paths, include_shipped=not paths, progress=progress)
     console = Console(highlight=False)
     for finding in findings:
         console.out(
@@ -190,10 +193,15 @@ def rules_explain_command(rule_id: str, rule_paths: tuple[Path, ...]) -> None:
     rules = load_rules(rule_paths)
     rule = rules.get(rule_id)
     if rule is None:
-        close = [r.id for r in rules if rule_id.rsplit(".", maxsplit=1)[-1] in r.id][:5]
-        raise ForensicsError(
+        ids = [r.id for r in rules]
+        close = difflib.get_close_matches(rule_id, ids, n=5, cutoff=0.6)
+        if not close:  # no near spelling: the rules of the same family (`vllm.` for `vllm.nope`)
+            family = rule_id.split(".", maxsplit=1)[0] + "."
+            close = [name for name in ids if name.startswith(family)][:5]
+        listing = "`ci-forensics rules list` shows every rule"
+        raise ConfigError(
             f"no rule '{rule_id}'",
-            hint=f"did you mean: {', '.join(close)}" if close else "`ci-forensics rules list`",
+            hint=f"did you mean {', '.join(close)}? ({listing})" if close else listing,
         )
     console = Console(highlight=False)
     console.out(f"{rule.id} — {rule.title}")

@@ -27,6 +27,7 @@ from forensics.engine.normalize import (
 from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.model import Rule, RuleSet
+from forensics.sizes import format_size
 
 EXCERPT_TEXT_LIMIT = 500
 EVIDENCE_TEXT_LIMIT = 2000
@@ -267,7 +268,7 @@ class _Scanner:
             self.scan.problems.append(
                 Problem(
                     object=self.name,
-                    message=f"larger than the {self.limits.max_bytes // (1024 * 1024)} MiB limit; "
+                    message=f"larger than the {format_size(self.limits.max_bytes)} limit; "
                     "only the beginning was analysed",
                     hint="raise --max-log-size if the root cause may be further down",
                 )

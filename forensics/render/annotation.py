@@ -12,8 +12,12 @@ from forensics.annotate import Action, AnnotateResult, TicketOutcome
 
 
 def render_result(result: AnnotateResult) -> str:
-    """One line per ticket (and in a dry run, the body it would get), then problems."""
+    """One line per ticket (and in a dry run, the body it would get), then problems.
+
+    A hint is shown once: twenty tickets on a tracker that is down share one "what to check".
+    """
     lines: list[str] = []
+    hints_shown: set[str] = set()
     for outcome in result.outcomes:
         if outcome.action is Action.PLANNED:
             lines += [
@@ -28,7 +32,8 @@ def render_result(result: AnnotateResult) -> str:
         if outcome.action is Action.FAILED:
             line += f": {outcome.message}"
         lines.append(line)
-        if outcome.hint and outcome.action is Action.FAILED:
+        if outcome.hint and outcome.action is Action.FAILED and outcome.hint not in hints_shown:
+            hints_shown.add(outcome.hint)
             lines.append(f"  hint: {outcome.hint}")
     for problem in result.problems:
         lines.append(f"problem: {problem.object}: {problem.message}")

@@ -37,6 +37,7 @@ from forensics.services.github_models import (
 )
 from forensics.services.http import (
     Download,
+    HostCircuits,
     HttpClient,
     Notify,
     Progress,
@@ -79,6 +80,7 @@ class GitHubClient:
         notify: Notify | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        circuits: HostCircuits | None = None,
     ) -> None:
         self.anonymous = not token
         self.http = HttpClient(
@@ -91,6 +93,7 @@ class GitHubClient:
             notify=notify,
             explain=self._explain,
             sleep=sleep,
+            circuits=circuits or HostCircuits(),
         )
 
     def __repr__(self) -> str:

@@ -22,7 +22,9 @@ from forensics.errors import (
     RateLimitedError,
     ServiceError,
     UnavailableError,
+    UnreachableError,
 )
+from forensics.services.reachability import SKIPPED, HostCircuits, Origin, connection_failure
 from forensics.services.refusals import (
     RETRY_STATUSES,
     refusal_error,
@@ -34,6 +36,7 @@ from forensics.version import __version__
 
 __all__ = [
     "Download",
+    "HostCircuits",
     "HttpClient",
     "Notify",
     "Progress",
@@ -44,6 +47,10 @@ __all__ = [
     "url_path",
 ]
 
+CONNECT_TIMEOUT = 3.05
+"""Seconds to wait for a TCP connection: just past a multiple of 3 s, TCP's first retransmission window.
+
+Three such waits (the circuit threshold) stay under 10 s for a host that drops every packet."""
 USER_AGENT = f"ci-forensics/{__version__} (+https://github.com/ci-forensics/ci-forensics)"
 _CHUNK = 1 << 20
 
@@ -87,13 +94,15 @@ class HttpClient:
     service: str  # "GitHub", "Linear", "Jira": used in messages
     headers: Mapping[str, str] = field(default_factory=dict)
     auth_header: str | None = field(default=None, repr=False)  # the Authorization value; never shown
-    timeout: float = 30.0
+    timeout: float = 30.0  # seconds to wait for an answer
+    connect_timeout: float = CONNECT_TIMEOUT  # seconds to wait for a connection (at most `timeout`)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     rate_limit_wait: RateLimitWait = standard_rate_limit_wait
     notify: Notify | None = None
     explain: Explain | None = None
     sleep: Callable[[float], None] = time.sleep
     session: requests.Session = field(default_factory=requests.Session, repr=False)
+    circuits: HostCircuits = field(default_factory=HostCircuits, repr=False)  # share one across a run
 
     def __post_init__(self) -> None:
         self.base_url = self.base_url.rstrip("/") + "/"
@@ -123,16 +132,19 @@ class HttpClient:
     ) -> requests.Response:
         """Send one request with retries; statuses in `ok` return, others become ServiceError subclasses."""
         url = self.url(path)
+        origin = Origin.of(url)
         attempt = 0
         while True:
             attempt += 1
+            self.circuits.check(origin, service=self.service, what=what)
+            started = time.monotonic()
             try:
                 response = self.session.request(
                     method,
                     url,
                     params=params,
                     json=json,
-                    timeout=self.timeout,
+                    timeout=self.timeouts,
                     allow_redirects=allow_redirects,
                     stream=stream,
                 )
@@ -152,18 +164,40 @@ class HttpClient:
                 requests.Timeout,
                 requests.exceptions.ChunkedEncodingError,
             ) as err:
-                if attempt >= self.retry.attempts:
-                    raise UnavailableError(
-                        f"cannot reach {self.service} for {what} ({url_path(url)}): {type(err).__name__}",
-                        hint=f"check the network and the {self.service} URL; it was tried {attempt} times",
+                failure = connection_failure(err, origin=origin, service=self.service, timeouts=self.timeouts)
+                allowed = min(self.retry.attempts, failure.attempts or self.retry.attempts)
+                opened = self.circuits.failed(
+                    origin,
+                    reason=failure.reason,
+                    hint=failure.hint,
+                    waited=time.monotonic() - started,
+                    # a dropped answer or a slow one may be a hiccup; no connection at all is not
+                    unreachable=attempt >= allowed and failure.attempts is not None,
+                )
+                if attempt >= allowed or opened:
+                    tried = f" (tried {attempt} times)" if attempt > 1 else ""
+                    raise UnreachableError(
+                        f"cannot reach {self.service} for {what} ({url_path(url)}): {failure.reason}{tried}",
+                        hint=failure.hint + (SKIPPED if opened else ""),
+                        host=str(origin),
                     ) from None
-                self._back_off(attempt, f"{self.service} connection failed ({type(err).__name__})")
+                self._back_off(attempt, f"{self.service}: {failure.reason}", allowed)
                 continue
             except requests.RequestException as err:  # TooManyRedirects, InvalidHeader, …
                 raise ServiceError(
                     f"{self.service} request for {what} ({url_path(url)}) failed: {type(err).__name__}",
                     hint=f"check the {self.service} URL; retry later",
                 ) from None
+            if response.status_code in RETRY_STATUSES:
+                opened = self.circuits.failed(
+                    origin,
+                    reason=f"{origin} answered HTTP {response.status_code}",
+                    hint=f"retry later; check {self.service}'s status page",
+                    waited=time.monotonic() - started,
+                )
+            else:
+                opened = False
+                self.circuits.answered(origin)
             if response.status_code in ok:
                 return response
             wait = self.rate_limit_wait(response)
@@ -178,11 +212,14 @@ class HttpClient:
                 self._say(f"{self.service} rate limit: waiting {wait:.0f} s before retrying {what}")
                 self.sleep(wait)
                 continue
-            if response.status_code in RETRY_STATUSES and attempt < self.retry.attempts:
+            if response.status_code in RETRY_STATUSES and attempt < self.retry.attempts and not opened:
                 response.close()
                 self._back_off(attempt, f"{self.service} answered {response.status_code} for {what}")
                 continue
-            raise self.error_for(response, what=what, url=url)
+            error = self.error_for(response, what=what, url=url, attempts=attempt)
+            if opened:
+                error.hint = (error.hint or f"retry later; check {self.service}'s status page") + SKIPPED
+            raise error
 
     def get_json(self, path: str, *, what: str, params: Mapping[str, Any] | None = None) -> Any:
         """GET a JSON document."""
@@ -214,7 +251,17 @@ class HttpClient:
                     hint=f"check that the {self.service} URL points at the API",
                 )
             yield from items
-            url = response.links.get("next", {}).get("url")
+            link = response.links.get("next", {}).get("url")
+            url = urljoin(response.url, link) if link else None
+            if url and self.auth_header and Origin.of(url) != Origin.of(self.base_url):
+                # requests drops Authorization on a redirect to another origin; a next link is no redirect,
+                # and following it would hand the token to whoever wrote the header: refuse.
+                raise ServiceError(
+                    f"{self.service}'s next page of {what} is on another origin ({Origin.of(url)}, not "
+                    f"{Origin.of(self.base_url)}); it was not followed, so the {self.service} token stays "
+                    "with its own host",
+                    hint=f"check the {self.service} URL and any proxy that rewrites Link headers",
+                )
             page_params = None  # the next link carries every parameter
 
     def download(
@@ -282,12 +329,13 @@ class HttpClient:
         # A fresh session: no Authorization, no service headers; the signed URL is the credential.
         with requests.Session() as storage:
             storage.headers["User-Agent"] = USER_AGENT
+            signed = urljoin(first.url, location)
+            host = Origin.of(signed)  # the host alone: the signed URL's query is a credential
             try:
-                response = storage.get(urljoin(first.url, location), timeout=self.timeout, stream=True)
+                response = storage.get(signed, timeout=self.timeouts, stream=True)
             except (requests.ConnectionError, requests.Timeout) as err:
-                raise _RetryableDownloadError(
-                    f"the storage host did not answer ({type(err).__name__})"
-                ) from None
+                failure = connection_failure(err, origin=host, service=self.service, timeouts=self.timeouts)
+                raise _RetryableDownloadError(f"the storage host: {failure.reason}") from None
             except (
                 requests.RequestException,
                 ValueError,
@@ -299,27 +347,36 @@ class HttpClient:
             # 5xx, and 401/403 from a signed URL that expired on the way: a fresh redirect may do
             if response.status_code in RETRY_STATUSES or response.status_code in (401, 403):
                 response.close()
-                raise _RetryableDownloadError(f"the storage host answered HTTP {response.status_code}")
+                raise _RetryableDownloadError(f"the storage host {host} answered HTTP {response.status_code}")
             if response.status_code != 200:
                 response.close()
                 raise ServiceError(
-                    f"the storage host refused the download of {what} (HTTP {response.status_code})",
+                    f"the storage host {host} refused the download of {what} (HTTP {response.status_code})",
                     hint="signed download URLs live about a minute: retry; check the clock if it persists",
                     status=response.status_code,
                 )
             return _stream(response, partial, progress)
 
-    def error_for(self, response: requests.Response, *, what: str, url: str) -> ServiceError:
+    def error_for(
+        self, response: requests.Response, *, what: str, url: str, attempts: int | None = None
+    ) -> ServiceError:
         """The ServiceError subclass for a refused request; the service's `explain` hook words it first."""
         if self.explain is not None:
             explained = self.explain(response, what)
             if explained is not None:
                 return explained
-        return refusal_error(response, service=self.service, what=what, url=url, attempts=self.retry.attempts)
+        tries = self.retry.attempts if attempts is None else attempts
+        return refusal_error(response, service=self.service, what=what, url=url, attempts=tries)
 
-    def _back_off(self, attempt: int, reason: str) -> None:
+    @property
+    def timeouts(self) -> tuple[float, float]:
+        """(connect, read) timeouts in seconds, as requests takes them."""
+        return (min(self.connect_timeout, self.timeout), self.timeout)
+
+    def _back_off(self, attempt: int, reason: str, attempts: int | None = None) -> None:
         wait = min(self.retry.backoff * 2 ** (attempt - 1), self.retry.max_backoff)
-        self._say(f"{reason}; retrying in {wait:.1f} s (attempt {attempt + 1} of {self.retry.attempts})")
+        of = self.retry.attempts if attempts is None else attempts
+        self._say(f"{reason}; retrying in {wait:.1f} s (attempt {attempt + 1} of {of})")
         self.sleep(wait)
 
     def _say(self, message: str) -> None:

@@ -18,7 +18,7 @@ import regex
 import requests
 
 from forensics.errors import AuthenticationError, NotFoundError, ServiceError
-from forensics.services.http import HttpClient, Notify, RetryPolicy, response_detail, url_path
+from forensics.services.http import HostCircuits, HttpClient, Notify, RetryPolicy, response_detail, url_path
 
 _PAGE_SIZE = 100
 _MAX_PAGES = 100
@@ -52,6 +52,7 @@ class JiraClient:
     timeout: float = 30.0
     notify: Notify | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    circuits: HostCircuits = field(default_factory=HostCircuits, repr=False)  # one per run, shared
     http: HttpClient = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -66,6 +67,7 @@ class JiraClient:
             retry=self.retry,
             notify=self.notify,
             explain=explain_refusal,
+            circuits=self.circuits,
         )
 
     def close(self) -> None:

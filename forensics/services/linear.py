@@ -20,7 +20,14 @@ from forensics.errors import (
     RateLimitedError,
     ServiceError,
 )
-from forensics.services.http import HttpClient, Notify, RetryPolicy, standard_rate_limit_wait, url_path
+from forensics.services.http import (
+    HostCircuits,
+    HttpClient,
+    Notify,
+    RetryPolicy,
+    standard_rate_limit_wait,
+    url_path,
+)
 
 DEFAULT_LINEAR_URL = "https://api.linear.app/graphql"
 _MAX_PAGES = 100  # 10,000 comments on one issue is far beyond anything a person reads
@@ -117,6 +124,7 @@ class LinearClient:
     timeout: float = 30.0
     notify: Notify | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    circuits: HostCircuits = field(default_factory=HostCircuits, repr=False)  # one per run, shared
     _http: HttpClient = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -130,6 +138,7 @@ class LinearClient:
             rate_limit_wait=linear_rate_limit_wait,
             notify=self.notify,
             explain=_explain,
+            circuits=self.circuits,
         )
 
     def close(self) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import regex
 
 from forensics.services.github import DEFAULT_API_URL, GitHubClient
-from forensics.services.http import Notify, RetryPolicy
+from forensics.services.http import HostCircuits, Notify, RetryPolicy
 from forensics.sinks.base import CommentBody, ExistingComment, Marker, Target
 from forensics.sinks.once import SendOnce
 
@@ -46,10 +46,16 @@ class GitHubCommentSink:
         timeout: float = 30.0,
         notify: Notify | None = None,
         retry: RetryPolicy | None = None,
+        circuits: HostCircuits | None = None,
     ) -> GitHubCommentSink:
         """A sink over a new client; `close()` releases its connections."""
         client = GitHubClient(
-            base_url=base_url, token=token, timeout=timeout, notify=notify, retry=retry or RetryPolicy()
+            base_url=base_url,
+            token=token,
+            timeout=timeout,
+            notify=notify,
+            retry=retry or RetryPolicy(),
+            circuits=circuits,
         )
         return cls(client)
 

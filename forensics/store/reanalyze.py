@@ -18,6 +18,7 @@ import functools
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from forensics.engine.scanner import CompiledRules, LogScan, scan_text
 from forensics.engine.verdict import decide
@@ -25,6 +26,7 @@ from forensics.engine.verdict_inputs import ScannedLog
 from forensics.errors import ResultsError
 from forensics.inputs.allure import MESSAGE_RANK
 from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
+from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
@@ -76,14 +78,20 @@ def reanalyze(
     since: datetime | None = None,
     apply: bool = False,
     options: AnalyzeOptions | None = None,
+    progress: StepProgress | None = None,
 ) -> Reanalysis:
-    """Re-decide every stored failing test (of the selected runs, since `since`) with `rules`."""
+    """Re-decide every stored failing test (of the selected runs, since `since`) with `rules`.
+
+    `progress` hears of each artifact read again, then of each failing test decided.
+    """
     failures = stored_failures(store, filters or Filters(), since=int(since.timestamp()) if since else None)
     options = options or AnalyzeOptions()
-    verdicts = _from_artifacts(failures, rules, options)
+    verdicts = _from_artifacts(failures, rules, options, progress)
     compiled = CompiledRules(rules, use_literals=options.use_literals)
     moves = []
-    for failure in failures:
+    for number, failure in enumerate(failures):
+        if progress is not None:
+            progress("deciding the stored failing tests", number, len(failures))
         source = "artifact" if failure.test_pk in verdicts else "evidence"
         verdict = verdicts.get(failure.test_pk) or _from_evidence(failure, compiled)
         move = _move(failure, verdict, source)
@@ -103,7 +111,7 @@ def reanalyze(
 
 
 def _from_artifacts(
-    failures: list[StoredFailure], rules: RuleSet, options: AnalyzeOptions
+    failures: list[StoredFailure], rules: RuleSet, options: AnalyzeOptions, progress: StepProgress | None
 ) -> dict[int, Verdict]:
     """Verdicts from the inputs still on disk that hold what was recorded, for the executions they hold."""
     by_input: dict[tuple[str, str], list[StoredFailure]] = defaultdict(list)
@@ -112,7 +120,9 @@ def _from_artifacts(
             by_input[(failure.input_path, failure.input_identity)].append(failure)
     held_now = functools.cache(input_identity)  # one read per file, however many nights recorded that path
     found: dict[int, Verdict] = {}
-    for (path, identity), members in sorted(by_input.items()):
+    for number, ((path, identity), members) in enumerate(sorted(by_input.items())):
+        if progress is not None:
+            progress(f"reading {Path(path).name} again", number, len(by_input))
         if (
             held_now(path, kind_of(identity)) != identity
         ):  # gone, or another file (tonight's log over last night's)

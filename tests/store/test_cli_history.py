@@ -64,8 +64,31 @@ def test_history_text_and_json(store_location: str, artifact: Path) -> None:
     assert [cause["key"] for cause in one["causes"]] == ["hf.gated-repo"] and one["filters"][
         "cause"
     ] == "hf.gated-repo"
-    other = json.loads(_run("history", "--store", store_location, "--format", "json", "--repo", "x/y").stdout)
-    assert other["totals"]["runs"] == 0 and other["causes"] == []
+    other = _run("history", "--store", store_location, "--format", "json", "--repo", "x/y")
+    assert other.exit_code == 1 and other.stdout == ""  # not "no failing tests": the store has no such runs
+    assert "Error: the history store has no run of repository 'x/y' (--repo)" in other.stderr
+
+
+def test_unknown_filter_values_are_errors_that_name_the_closest_known_ones(
+    store_location: str, artifact: Path
+) -> None:
+    assert _run("analyze", str(artifact), "--record", "--store", store_location).exit_code == 0
+    typo = _run("history", "--store", store_location, "--cause", "vllm.startup-free-memroy", *ALL_DAYS)
+    assert typo.exit_code == 1 and typo.stdout == ""
+    assert typo.stderr == (
+        "Error: the history store has no failing test with the cause or fingerprint "
+        "'vllm.startup-free-memroy' (--cause)\n"
+        "Hint: did you mean 'vllm.startup-free-memory' for --cause?\n"
+    )
+    nothing_close = _run("history", "--store", store_location, "--cause", "nope", *ALL_DAYS)
+    assert "Hint: the store knows 5 other values; leave out --cause to see them all" in nothing_close.stderr
+    for option in ("--workflow", "--branch"):
+        unknown = _run("history", "--store", store_location, option, "nightly", *ALL_DAYS)
+        assert unknown.exit_code == 1 and f"(--{option.lstrip('-')})" in unknown.stderr
+    moved = _run("reanalyze", "--store", store_location, "--repo", "ai-dynamo/dynamo")
+    assert moved.exit_code == 1 and "no run of repository 'ai-dynamo/dynamo' (--repo)" in moved.stderr
+    known = _run("history", "--store", store_location, "--cause", "hf.gated-repo", *ALL_DAYS)
+    assert known.exit_code == 0 and known.stderr == ""
 
 
 def test_reanalyze_then_apply(store_location: str, artifact: Path, tmp_path: Path) -> None:

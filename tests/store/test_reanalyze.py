@@ -136,6 +136,17 @@ def test_the_same_rules_move_nothing_from_artifacts_or_evidence(
     assert (kept.examined, kept.from_artifacts, kept.from_evidence, kept.moves) == (7, 0, 7, ())
 
 
+def test_progress_hears_of_each_artifact_then_each_failing_test(
+    store: Store, recorded: Path, rule_pack: RuleSet
+) -> None:
+    steps: list[tuple[str, int, int]] = []
+    reanalyze(store, rules=rule_pack, progress=lambda what, done, total: steps.append((what, done, total)))
+    assert steps == [
+        ("reading allure-results.zip again", 0, 1),
+        *[("deciding the stored failing tests", number, 7) for number in range(7)],
+    ]
+
+
 @pytest.mark.parametrize("artifact", ["cached", "expired"])
 def test_a_new_rule_explains_a_stored_failure(
     store: Store, recorded: Path, tmp_path: Path, artifact: str
