@@ -293,3 +293,38 @@ def test_cuda_boilerplate_is_never_the_cause_and_a_bare_assert_yields_to_an_earl
         "AssertionError",
     ]
     assert _line(bare) == (1, LikelyReason.ERROR_LINE)
+
+
+def test_a_lookup_error_yields_only_to_an_exception_chained_on_it() -> None:
+    chained = [
+        "Traceback (most recent call last):",
+        '  File "configuration_auto.py", line 1, in from_pretrained',
+        "KeyError: 'qwen9_moe'",
+        "",
+        "During handling of the above exception, another exception occurred:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "configuration_auto.py", line 2, in from_pretrained',
+        "ValueError: The checkpoint you are trying to load has model type `qwen9_moe` but Transformers does not"
+        " recognize this architecture.",
+    ]
+    assert _line(chained) == (9, LikelyReason.EXCEPTION)
+    unrelated = [
+        "Traceback (most recent call last):",
+        '  File "loader.py", line 1, in load_weights',
+        "KeyError: 'layers.0.mlp.down_proj.weight_scale'",
+        "Process SpawnProcess-1:",
+        "Traceback (most recent call last):",
+        '  File "engine.py", line 3, in run',
+        "ValueError: the engine stopped",
+    ]
+    assert _line(unrelated) == (3, LikelyReason.EXCEPTION)
+
+
+def test_bash_job_status_lines_are_signals_and_xtrace_echoes_are_not() -> None:
+    log = [
+        "+ /opt/venv/bin/python3 self_kill.py SIGABRT",
+        "run.sh: line 3:  1937 Aborted                 /opt/venv/bin/python3 self_kill.py SIGABRT",
+    ]
+    assert _line(log) == (2, LikelyReason.SIGNAL)
+    assert _line(["+ python3 serve.py", "Terminated"]) == (2, LikelyReason.SIGNAL)

@@ -79,6 +79,7 @@ _SIGNAL = regex.compile(
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
     | \bSignal\ \d+\ \(SIG\w+\)\ received | \bexit(?:ed)?\ (?:with\ )?(?:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
+    | ^Terminated$ | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
     regex.VERBOSE,
 )
@@ -108,6 +109,8 @@ _GENERIC_EXCEPTIONS = frozenset(
         "ClientConnectorError",
         "ClientResponseError",
         "SSLError",
+        "KeyError",  # a lookup under a library call (`KeyError: 'qwen9_moe'` under "does not recognize")
+        "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
 _PYDANTIC_SUMMARY = regex.compile(r"ValidationError: \d+ validation errors? for ")
@@ -170,6 +173,7 @@ class _Provisional:
     candidate: _Candidate
     until: int  # the last line number that may replace it
     accepts: Callable[[str], bool]
+    chained: bool = False  # a chain marker followed it: the next exception was raised from it
 
 
 class LikelyCausePicker:
@@ -229,6 +233,8 @@ class LikelyCausePicker:
             self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
             return
         if message in _CHAIN:
+            if self._provisional is not None:
+                self._provisional.chained = True
             return
         if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
             traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
@@ -255,7 +261,9 @@ class LikelyCausePicker:
         elif _CPP_TERMINATE.search(message):
             self._terminate = number
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
-        elif _SIGNAL.search(message) and not quiet:
+        elif (
+            _SIGNAL.search(message) and not quiet and not message.startswith("+ ")
+        ):  # `set -x` echoes commands
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
@@ -267,7 +275,10 @@ class LikelyCausePicker:
         if self._wrapper(message):
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
-        if self._provisional is not None:  # a second, more specific exception nearby replaces the generic one
+        if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
+            if not self._provisional.chained:
+                self._settle()
+                return
             if _exception_name(message) in _GENERIC_EXCEPTIONS:
                 return
             self._provisional = None
