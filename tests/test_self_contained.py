@@ -18,7 +18,7 @@ import pytest
 from tests.conftest import OUTSIDE_READS
 from tests.outside_reads import REPOSITORY_ROOT, OutsideReads, allowed_folders
 
-CHECKED_FOLDERS = ("forensics", "tests", "benchmarks", ".ci")
+CHECKED_FOLDERS = ("forensics", "tests", "benchmarks", ".ci", "requirements")
 CHECKED_FILES = ("Makefile", "action.yml", "pyproject.toml")
 DATA_FOLDERS = (REPOSITORY_ROOT / "tests" / "data", REPOSITORY_ROOT / "tests" / "corpus")  # data, not code
 THIS_FILE = Path(__file__).resolve()  # it spells out the patterns it looks for
