@@ -12,7 +12,7 @@ import pytest
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
-from tests.outside_reads import OutsideReads, allowed_folders
+from tests.outside_reads import OutsideReads, allowed_folders, import_path
 
 collect_ignore = ["scenarios", "corpus"]
 
@@ -26,7 +26,7 @@ _KEPT = {"CI_FORENSICS_TEST_POSTGRES"}  # the throwaway server .ci/services star
 
 
 # Installed once per process, for the whole session: audit hooks cannot be removed.
-OUTSIDE_READS = OutsideReads(allowed_folders())
+OUTSIDE_READS = OutsideReads(allowed_folders(), listed=import_path())
 sys.addaudithook(OUTSIDE_READS)
 
 

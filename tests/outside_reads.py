@@ -44,11 +44,20 @@ def allowed_folders(extra: Sequence[str | os.PathLike[str]] = ()) -> tuple[str, 
     return tuple(sorted(folder.rstrip("/") + "/" for folder in resolved if folder))
 
 
+def import_path() -> frozenset[str]:
+    """The folders on `sys.path`: the import system (and mypy) list them looking for a module.
+
+    An editable install elsewhere (a shared development environment) puts its checkout there.
+    """
+    return frozenset(os.path.abspath(entry) for entry in sys.path if entry)
+
+
 class OutsideReads:
     """An audit hook that records every `open`, `os.listdir` and `os.scandir` of a path outside `allowed`."""
 
-    def __init__(self, allowed: tuple[str, ...]) -> None:
+    def __init__(self, allowed: tuple[str, ...], *, listed: frozenset[str] = frozenset()) -> None:
         self.allowed = allowed
+        self.listed = listed  # folders that may be listed (not read below): the import path
         self.found: list[str] = []
         self._diverted: list[str] | None = None
 
@@ -72,7 +81,7 @@ class OutsideReads:
         if not isinstance(target, str):
             return
         path = os.path.abspath(target)
-        if (path + "/").startswith(self.allowed):
+        if (path + "/").startswith(self.allowed) or (event != "open" and path in self.listed):
             return
         (self._diverted if self._diverted is not None else self.found).append(f"{event} {path}")
 

@@ -142,6 +142,16 @@ def test_a_relative_path_is_judged_from_the_current_folder(tmp_path: Path) -> No
     assert guard.found == [f"open {tmp_path.parent}/beside.txt", f"open {tmp_path.parent}/bytes.txt"]
 
 
+def test_a_folder_on_the_import_path_may_be_listed_but_not_read_from(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "other-checkout"  # an editable install's folder outside the repository
+    guard = OutsideReads((str(REPOSITORY_ROOT) + "/",), listed=frozenset({str(elsewhere)}))
+    guard("os.listdir", (str(elsewhere),))  # the import system looking for a module
+    guard("os.scandir", (elsewhere,))
+    guard("open", (str(elsewhere / "data.json"), "r", 0))
+    guard("os.listdir", (str(elsewhere / "sub"),))
+    assert guard.found == [f"open {elsewhere}/data.json", f"os.listdir {elsewhere}/sub"]
+
+
 def test_the_allowed_folders_are_the_interpreter_temp_and_the_system() -> None:
     allowed = allowed_folders()
     for folder in (tempfile.gettempdir(), os.path.dirname(os.__file__), "/etc", "/usr", "/proc", "/dev"):
