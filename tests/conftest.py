@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,17 +12,49 @@ import pytest
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+from tests.outside_reads import OutsideReads, allowed_folders, import_path
 
 # gpu_suite provokes real failures on a GPU machine (tests/gpu_suite/README.md): never collected here, never in CI
 collect_ignore = ["scenarios", "corpus", "gpu_suite"]
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+REFERENCE = Path(__file__).resolve().parent / "data"
 _SECRET_WORDS = ("TOKEN", "SECRET", "PASSWORD", "API_KEY")
 _COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "COLUMNS", "LINES", "TERM")
 
 
 _SERVICE_PREFIXES = ("GITHUB_", "GH_", "LINEAR_", "JIRA_", "CI_FORENSICS_")
 _KEPT = {"CI_FORENSICS_TEST_POSTGRES"}  # the throwaway server .ci/services started for the store tests
+
+
+# Installed once per process, for the whole session: audit hooks cannot be removed.
+OUTSIDE_READS = OutsideReads(allowed_folders(), listed=import_path())
+sys.addaudithook(OUTSIDE_READS)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Allow pytest's own temporary folder, wherever --basetemp put it."""
+    if session.config.option.basetemp:
+        OUTSIDE_READS.allow(session.config.option.basetemp)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run when any test read a path outside the repository (a clone has nothing beside it)."""
+    found = sorted(set(OUTSIDE_READS.found))
+    if not found:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    lines = [
+        f"{len(found)} path(s) outside the repository were read (tests/outside_reads.py);"
+        " copy what a test needs into tests/data/:",
+        *(f"  {line}" for line in found[:30]),
+    ]
+    if reporter is not None:
+        reporter.ensure_newline()
+        for line in lines:
+            reporter.write_line(line, red=True)
+    else:
+        print("\n".join(lines), file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 @pytest.fixture(autouse=True)
@@ -54,9 +87,7 @@ def quiet_environment(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.
 
 @pytest.fixture(scope="session")
 def reference() -> Path:
-    """The shared reference data (real allure-pytest output, public samples)."""
-    if not REFERENCE.is_dir():
-        pytest.fail(f"shared reference data not found at {REFERENCE}")
+    """The reference data in tests/data/ (real allure-pytest output, public samples; see its SOURCES.md)."""
     return REFERENCE
 
 

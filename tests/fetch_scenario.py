@@ -13,7 +13,7 @@ from tests.allure_runner import zip_results
 from tests.fakes.github import FakeGitHub
 
 SAMPLE_ZIP = Path(__file__).resolve().parents[1] / "forensics" / "samples" / "nightly-allure-results.zip"
-REFERENCE_ZIP = Path(__file__).resolve().parents[2] / "shared" / "reference" / "allure-results.zip"
+REFERENCE_ZIP = Path(__file__).resolve().parent / "data" / "allure-results.zip"
 
 REPOSITORY = "ai-dynamo/dynamo"
 RUN_ID = 24685348314

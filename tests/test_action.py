@@ -3,9 +3,11 @@ action's steps run as the runner runs them against the local fake GitHub API."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.utils import canonicalize_name
 
 from forensics.render.github import render_github
 from forensics.render.markdown import render_markdown
@@ -150,8 +153,21 @@ def test_example_workflow_runs_the_action_after_the_test_jobs_fail() -> None:
         "annotate": True,
         "linear-api-key": "${{ secrets.LINEAR_API_KEY }}",
         "record": True,
-        "store": "${{ secrets.CI_FORENSICS_STORE }}",
+        "store": ".ci-forensics/history.sqlite3",
     }
+    # the SQLite store and the download cache outlive the hosted runner: restored before the action, saved
+    # after it even when it failed the job (fail-on), under the same key
+    steps = forensics["steps"]
+    position = steps.index(action_step)
+    downloads = forensics["env"]["CI_FORENSICS_CACHE"].removeprefix("${{ github.workspace }}/")
+    for path in (action_step["with"]["store"], downloads):
+        caching = [step for step in steps if step.get("with", {}).get("path") == path]
+        restore, save = caching
+        assert restore["uses"].startswith("actions/cache/restore@") and save["uses"].startswith(
+            "actions/cache/save@"
+        )
+        assert steps.index(restore) < position < steps.index(save)
+        assert save["with"]["key"] == restore["with"]["key"] and "!cancelled()" in save["if"]
     upload = forensics["steps"][-1]
     assert upload["uses"].startswith("actions/upload-artifact@")
     assert upload["with"]["path"] == f"${{{{ steps.{action_step['id']}.outputs.report-path }}}}"
@@ -227,6 +243,9 @@ class ActionRun:
     summary: str  # the job summary: every step's $GITHUB_STEP_SUMMARY, in order
     outputs: dict[str, str]  # the action's outputs
     files: dict[str, str] = field(default_factory=dict)  # every file the runner handed to the steps
+    actions: list[tuple[str, dict[str, str]]] = field(default_factory=list)  # `uses:` steps: action, `with:`
+    masks: list[str] = field(default_factory=list)  # values the steps masked (`::add-mask::`), unescaped
+    step_stdout: dict[str, str] = field(default_factory=dict)  # each run step's stdout as printed
 
     def everything(self) -> str:
         return "\n".join(
@@ -284,6 +303,7 @@ def run_action(
     api_url: str,
     with_inputs: dict[str, str],
     job_environment: dict[str, str] | None = None,
+    action_path: Path = ROOT,
 ) -> ActionRun:
     """Run action.yml's steps with the runner's env vars and files, in order, until one fails.
 
@@ -297,7 +317,7 @@ def run_action(
         "github.token": TOKEN,
         "github.repository": REPOSITORY,
         "github.run_id": str(RUN_ID),
-        "github.action_path": str(ROOT),
+        "github.action_path": str(action_path),
         "runner.temp": str(runner_temp),
     }
     unknown = set(with_inputs) - set(action["inputs"])
@@ -313,7 +333,7 @@ def run_action(
         "GITHUB_REPOSITORY": REPOSITORY,
         "GITHUB_RUN_ID": str(RUN_ID),
         "GITHUB_API_URL": api_url,
-        "GITHUB_ACTION_PATH": str(ROOT),
+        "GITHUB_ACTION_PATH": str(action_path),
         "RUNNER_TEMP": str(runner_temp),
         "GITHUB_ENV": str(files / "env"),
         "GITHUB_PATH": str(files / "path"),
@@ -321,9 +341,21 @@ def run_action(
     }
     steps: dict[str, dict[str, str]] = {step["id"]: {} for step in action["runs"]["steps"] if "id" in step}
     stdout, stderr, summaries = [], [], []
+    actions: list[tuple[str, dict[str, str]]] = []
+    masks: list[str] = []
+    step_stdout: dict[str, str] = {}
     exit_code, failed_step = 0, None
     for index, step in enumerate(action["runs"]["steps"]):
-        assert "if" not in step, "the test runner does not evaluate step conditions"
+        if "uses" in step:  # another action (the cache): GitHub's to run; note what it was given
+            assert set(step) <= {"name", "id", "if", "uses", "with"}, step["name"]
+            # (the test runner has no cache: every restore misses, as on a first run)
+            condition = re.fullmatch(r"steps\.([a-z-]+)\.outputs\.([a-z-]+) == 'true'", step.get("if", ""))
+            assert condition, f"the test runner knows only `steps.X.outputs.Y == 'true'` conditions: {step}"
+            if steps[condition[1]].get(condition[2]) == "true":
+                given = {name: evaluate(str(value), context, steps) for name, value in step["with"].items()}
+                actions.append((step["uses"], given))
+            continue
+        assert "if" not in step, "the test runner does not evaluate conditions of run steps"
         output, summary, script = (
             files / f"output-{index}",
             files / f"summary-{index}",
@@ -348,7 +380,16 @@ def run_action(
             timeout=300,
             check=False,
         )
-        stdout.append(result.stdout)
+        # The runner consumes `::add-mask::VALUE` (the line never reaches the log) and masks VALUE from then on;
+        # the other output is kept as the tool printed it, so the tests still see what it would have leaked.
+        step_stdout[step["name"]] = result.stdout
+        kept = []
+        for line in result.stdout.splitlines(keepends=True):
+            if line.startswith("::add-mask::"):
+                masks.append(_unescape(line.removeprefix("::add-mask::").rstrip("\n")))
+            else:
+                kept.append(line)
+        stdout.append("".join(kept))
         stderr.append(result.stderr)
         summaries.append(summary.read_text())
         if "id" in step:
@@ -365,7 +406,15 @@ def run_action(
         summary="".join(summaries),
         outputs=outputs,
         files={path.name: path.read_text() for path in sorted(files.iterdir()) if not path.suffix},
+        actions=actions,
+        masks=masks,
+        step_stdout=step_stdout,
     )
+
+
+def _unescape(data: str) -> str:
+    """A workflow command's data as the runner reads it (%0D, %0A, %25)."""
+    return data.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
 
 
 @pytest.fixture
@@ -517,6 +566,60 @@ def test_the_action_installs_the_tool_from_its_own_checkout(tmp_path: Path, nigh
     assert "::error title=GPU already in use" in run.stdout
     # record may name a PostgreSQL store the setup step cannot see: the driver comes with it
     subprocess.run([str(venv_python), "-c", "import psycopg"], check=True, timeout=60)
+    # exactly the pinned versions, nothing else but the tool (and what `python -m venv` brings)
+    frozen = subprocess.run(
+        [str(venv_python), "-m", "pip", "list", "--format=freeze", "--exclude", "pip", "--exclude", "setuptools"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout.split()  # fmt: skip
+    expected = [*_locked("action.lock", "postgres.lock", "build.lock"), f"ci-forensics=={__version__}"]
+    assert sorted(map(_canonical, frozen)) == sorted(map(_canonical, expected))
+    # pip's downloads went to the folder actions/cache keeps, under a key that changes with the pins
+    pip_cache = tmp_path / "runner-temp" / "ci-forensics-pip-cache"
+    ((restore, restored), (save, saved)) = run.actions
+    assert restore.startswith("actions/cache/restore@") and save.startswith("actions/cache/save@")
+    assert restored == saved and restored["path"] == str(pip_cache)
+    assert re.fullmatch(r"ci-forensics-pip-Linux-\w+-cpython3\.\d+-[0-9a-f]{32}", saved["key"]), saved["key"]
+    install = next(step for step in _load(ACTION)["runs"]["steps"] if step.get("id") == "install")
+    assert install["env"]["PIP_CACHE"] == "${{ steps.setup.outputs.pip-cache }}"
+    assert 'export PIP_CACHE_DIR="$PIP_CACHE"' in install["run"]  # pip fills the folder the cache steps keep
+
+
+def _canonical(pin: str) -> str:
+    name, version = pin.split("==")
+    return f"{canonicalize_name(name)}=={version}"
+
+
+def _locked(*names: str) -> list[str]:
+    """`name==version` of every pin in the lock files, as `pip list --format=freeze` writes them."""
+    pins = []
+    for name in names:
+        for line in (ROOT / "requirements" / name).read_text().splitlines():
+            if "==" in line and not line.startswith("#"):
+                pins.append(line.removesuffix(" \\"))
+    return pins
+
+
+@pytest.mark.slow
+def test_a_lock_whose_hash_does_not_match_stops_the_install(tmp_path: Path, nightly: FakeGitHub) -> None:
+    """pip's hash-checking mode: a package that is not the one the release was tested with is refused."""
+    action_path = tmp_path / "action"
+    shutil.copytree(ROOT / "requirements", action_path / "requirements")
+    lock = action_path / "requirements" / "action.lock"
+    lines = lock.read_text().splitlines()
+    pin = next(index for index, line in enumerate(lines) if line.startswith("click=="))
+    for index in range(pin + 1, len(lines)):  # every file of the pinned click now has another digest
+        if not lines[index].startswith("    --hash="):
+            break
+        lines[index] = re.sub(r"[0-9a-f]{64}", "0" * 64, lines[index])
+    lock.write_text("\n".join(lines) + "\n")
+    assert "0" * 64 in lock.read_text()
+    pip = {"PIP_CACHE_DIR": str(tmp_path / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    run = run_action(
+        tmp_path, api_url=nightly.api.url, with_inputs={}, job_environment=pip, action_path=action_path
+    )
+    assert (run.exit_code, run.failed_step) == (1, "Install ci-forensics")
+    assert "THESE PACKAGES DO NOT MATCH THE HASHES" in run.stderr
+    assert nightly.api_requests() == []
 
 
 # --- annotate and record: the action's steps against fake GitHub and Linear APIs ---------------------------
@@ -673,3 +776,49 @@ def test_the_fetch_step_stops_workflow_commands_around_the_tool(tmp_path: Path, 
     fetch = next(step for step in action["runs"]["steps"] if step.get("id") == "fetch")["run"]
     start = fetch.index('echo "::stop-commands::$end_token"')
     assert start < fetch.index('-m forensics "${args[@]}"') < fetch.index('echo "::$end_token::"')
+
+
+# --- masking what GitHub cannot know is secret ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("store", "secrets"),
+    [
+        (
+            "postgresql://triage:s3cr%40t%25pw@127.0.0.1:9/ci_forensics?sslmode=disable",
+            ["s3cr%40t%25pw", "s3cr@t%pw"],  # as written, and as libpq reads it
+        ),
+        (
+            "postgres://triage@127.0.0.1:9/ci?password=hunter2%0Ahunter3",
+            ["hunter2%0Ahunter3", "hunter2\nhunter3"],
+        ),
+    ],
+)
+def test_the_fetch_step_masks_a_store_password_before_it_prints_anything(
+    tmp_path: Path, nightly: FakeGitHub, store: str, secrets: list[str]
+) -> None:
+    inputs = {
+        **_PREINSTALLED,
+        "store": store,
+        "jira-base-url": "https://acme.atlassian.net",
+        "jira-email": "bot@acme.dev",
+        "jira-api-token": "jira-token-0123456789",
+    }
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs=inputs)
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    basic = base64.b64encode(b"bot@acme.dev:jira-token-0123456789").decode()
+    assert {store, *secrets, basic, "jira-token-0123456789", TOKEN} <= set(run.masks)
+    # the masks are the first thing the step prints: nothing before them could carry a secret unmasked
+    fetch = run.step_stdout["Fetch and analyse the test results"].splitlines()
+    masked = [line.startswith("::add-mask::") for line in fetch]
+    assert masked[: sum(masked)] == [True] * sum(masked) and sum(masked) >= len(secrets) + 3
+    assert all(secret not in run.everything() for secret in secrets)
+
+
+@pytest.mark.parametrize(
+    "store", ["", "history.sqlite3", "sqlite:///history.sqlite3", "postgresql://triage@db/ci"]
+)
+def test_a_store_without_a_password_is_not_masked(tmp_path: Path, nightly: FakeGitHub, store: str) -> None:
+    run = run_action(tmp_path, api_url=nightly.api.url, with_inputs={**_PREINSTALLED, "store": store})
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    assert run.masks == [TOKEN]  # the token as given (GitHub masks the workflow token itself anyway)

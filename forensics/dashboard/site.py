@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -59,12 +60,15 @@ def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Si
     return Site(dashboard=dashboard, files=tuple(files))
 
 
-def write_dashboard(data: Mapping[str, Any], out_dir: Path, *, source: str = "dashboard data") -> list[Path]:
+def write_dashboard(
+    data: Mapping[str, Any], out_dir: str | os.PathLike[str], *, source: str = "dashboard data"
+) -> list[Path]:
     """Write the site into `out_dir` (created if needed) and return the files written, index.html first.
 
     Cause pages an earlier build wrote for causes that are gone are removed, so no stale page stays reachable
     by its old address; files this tool did not write are left alone.
     """
+    out_dir = Path(out_dir)
     site = build_site(data, source=source)
     written = []
     try:

@@ -1,8 +1,9 @@
 """Parse Allure 2 results (`*-result.json`, `*-container.json`) into `TestCase`s with their logs.
 
-JSON never leaves this module. Follows ../shared/reference/ALLURE-FORMAT.md: identity from the `uuid`
-field, attachments in results, nested steps and fixture containers joined through `children` (also
-container-of-container, as TestNG writes), retries folded by `historyId`, every field optional.
+JSON never leaves this module. Follows the Allure 2 results model as the adapters write it: identity
+from the `uuid` field, attachments in results, nested steps and fixture containers joined through
+`children` (also container-of-container, as TestNG writes), retries folded by `historyId`, every field
+optional.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive
 from forensics.inputs.discover import Input, LogInput, discover
 from forensics.model import InputInfo, Problem, Report, Verdict
+from forensics.paths import PathArgument, path_strings
 from forensics.report.grouping import group_verdicts
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
@@ -19,7 +20,7 @@ from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile
 __all__ = ["AnalyzeOptions", "analyze", "analyze_source", "open_inputs"]
 
 
-def open_inputs(paths: Sequence[str], problems: list[Problem]) -> list[Input]:
+def open_inputs(paths: Sequence[PathArgument], problems: list[Problem]) -> list[Input]:
     """Every input behind the paths; unreadable ones become problems, ResultsError when none is readable."""
     inputs = _discover_all(paths, problems)
     if not inputs:
@@ -28,7 +29,7 @@ def open_inputs(paths: Sequence[str], problems: list[Problem]) -> list[Input]:
 
 
 def analyze(
-    paths: Sequence[str],
+    paths: PathArgument | Sequence[PathArgument],
     *,
     rules: RuleSet,
     options: AnalyzeOptions | None = None,
@@ -38,7 +39,8 @@ def analyze(
 
     `fetched` adds what an artifact source downloaded: its files (each input keeps its job, stage and
     artifact), its problems, and the run's context. One unreadable input becomes a problem and the
-    others go on; ResultsError only when none is readable.
+    others go on; ResultsError only when none is readable. `paths` are strings or `os.PathLike`s (one path
+    alone is one input, not a sequence of characters).
     """
     options = options or AnalyzeOptions()
     compiled = CompiledRules(rules, use_literals=options.use_literals)
@@ -93,9 +95,9 @@ def unique_problems(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
-def _discover_all(paths: Sequence[str], problems: list[Problem]) -> list[Input]:
+def _discover_all(paths: PathArgument | Sequence[PathArgument], problems: list[Problem]) -> list[Input]:
     inputs: list[Input] = []
-    for path in paths:
+    for path in path_strings(paths):
         try:
             inputs.extend(discover(path))
         except ResultsError as err:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,9 @@ from forensics.model import (
 _HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
 
 
-def load_saved_report(path: Path) -> dict[str, Any]:
+def load_saved_report(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The report's JSON document; ResultsError when the file is not a schema 1.x report."""
+    path = Path(path)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
@@ -47,7 +49,7 @@ def load_saved_report(path: Path) -> dict[str, Any]:
     return document
 
 
-def load_report(path: Path) -> Report:
+def load_report(path: str | os.PathLike[str]) -> Report:
     """The Report model of a saved JSON report; ResultsError naming the file when it does not parse."""
     document = load_saved_report(path)
     try:

@@ -11,6 +11,7 @@ import regex
 
 from forensics.errors import RulesError
 from forensics.model import Category, RuleKind
+from forensics.paths import PathArgument, path_strings
 from forensics.rules.expressions import Expression
 from forensics.rules.model import Example, Rule, RuleSet
 from forensics.rules.template import Template
@@ -60,19 +61,21 @@ def rule_files(path: Path) -> list[Path]:
     raise RulesError(f"rules path '{path}' does not exist", hint="pass a .toml rule file or a folder of them")
 
 
-def collect_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> tuple[RuleSet, list[str]]:
+def collect_rules(
+    paths: PathArgument | Sequence[PathArgument] = (), *, include_shipped: bool = True
+) -> tuple[RuleSet, list[str]]:
     """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not."""
     errors: list[str] = []
     shipped: dict[str, Rule] = {}
     if include_shipped:
         shipped = _load_unique(rule_files(shipped_rules_path()), errors)
-    user = _load_unique([file for path in paths for file in rule_files(Path(path))], errors)
+    user = _load_unique([file for path in path_strings(paths) for file in rule_files(Path(path))], errors)
     merged = dict(shipped)
     merged.update(user)
     return RuleSet(tuple(merged.values())), errors
 
 
-def load_rules(paths: Sequence[Path] = (), *, include_shipped: bool = True) -> RuleSet:
+def load_rules(paths: PathArgument | Sequence[PathArgument] = (), *, include_shipped: bool = True) -> RuleSet:
     """The shipped pack (optional) plus the user's files; a user rule with a shipped id replaces it."""
     rules, errors = collect_rules(paths, include_shipped=include_shipped)
     if errors:

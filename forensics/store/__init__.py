@@ -10,6 +10,7 @@ refused with a hint rather than migrated, since migrating writes (to a team's sh
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -28,12 +29,18 @@ OpenMode = Literal["create", "write", "read"]
 read: read an existing store at this schema version, writing nothing."""
 
 
-def open_store(location: str | None, *, default_dir: Path, mode: OpenMode = "create") -> Store:
+def open_store(
+    location: str | os.PathLike[str] | None,
+    *,
+    default_dir: str | os.PathLike[str],
+    mode: OpenMode = "create",
+) -> Store:
     """Open the store at `location`, or `default_dir/history.sqlite3`, as `mode` allows (see OpenMode).
 
     StoreNotFoundError when `mode` is not "create" and no store is there; nothing is created then.
     """
-    store = _connect(location, default_dir=default_dir, create=mode == "create")
+    where = os.fspath(location) if location is not None else None
+    store = _connect(where, default_dir=Path(default_dir), create=mode == "create")
     try:
         if mode == "read":
             require_current(store)

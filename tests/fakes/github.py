@@ -1,6 +1,6 @@
 """A fake GitHub REST API and a fake blob storage host, each a real server on 127.0.0.1.
 
-Payloads start from GitHub's own OpenAPI examples in ../shared/reference/github-api/ with ids and names
+Payloads start from GitHub's own OpenAPI examples in tests/data/github-api/ with ids and names
 adjusted. Downloads answer 302 to the storage host with a signed query (`sig=`), and the storage host
 refuses any request that carries an Authorization header, as Azure blob storage does.
 """
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from tests.fakes.server import FakeServer, Reply, Request
 
-REFERENCE_API = Path(__file__).resolve().parents[3] / "shared" / "reference" / "github-api"
+REFERENCE_API = Path(__file__).resolve().parents[1] / "data" / "github-api"
 TOKEN = "ghp_FakeTokenForTests0123456789abcdefABCD"
 SIGNATURE = "sv=2025-01-05&se=2026-12-01T00%3A00%3A00Z&sr=b&sp=r&sig=SiGnEdQuErY0123456789abcdefSECRET"
 SIGNATURE_SECRET = "SiGnEdQuErY0123456789abcdefSECRET"

@@ -1,6 +1,6 @@
 """A fake of GitHub's issue-comment endpoints on 127.0.0.1, for any number of repositories.
 
-Payloads come from GitHub's own examples (../shared/reference/github-api/issues-*.json); lists are
+Payloads come from GitHub's own examples (tests/data/github-api/issues-*.json); lists are
 paginated with `Link` headers (`per_page` capped so a few comments make several pages); unknown issues
 answer 404, bodies over 65,536 characters 422, a read-only repository 403, as GitHub does. An answer can
 be lost after the write (the connection drops, or a proxy answers 502), as in a crash between create and
@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 
 from tests.fakes.server import FakeServer, Reply, Request, answer_created
 
-REFERENCE_API = Path(__file__).resolve().parents[3] / "shared" / "reference" / "github-api"
+REFERENCE_API = Path(__file__).resolve().parents[1] / "data" / "github-api"
 TOKEN = "ghp_FakeCommentsTokenForTests0123456789ab"
 MAX_BODY = 65_536
 _REPOSITORY = r"([\w.-]+/[\w.-]+)"

@@ -1,6 +1,6 @@
 """A fake Linear GraphQL API on 127.0.0.1 that validates and executes every query against the real schema.
 
-graphql-core builds Linear's public schema (../shared/reference/linear/schema.graphql) and runs each
+graphql-core builds Linear's public schema (tests/data/linear/schema.graphql) and runs each
 request with resolvers over an in-memory store of issues and comments, so a query or mutation that
 the real API would reject fails here too. Errors are shaped as Linear sends them (`errors[]` with
 `extensions.code`/`type`, in HTTP 200 or 400); rate limits and 500s can be scripted, and so can a
@@ -23,7 +23,7 @@ from graphql import GraphQLError, GraphQLSchema, build_schema, graphql_sync, par
 
 from tests.fakes.server import FakeServer, Reply, Request
 
-SCHEMA_PATH = Path(__file__).resolve().parents[3] / "shared" / "reference" / "linear" / "schema.graphql"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "linear" / "schema.graphql"
 API_KEY = "lin_api_FakeLinearKeyForTests0123456789abcdef"
 PATH = "/graphql"
 

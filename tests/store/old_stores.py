@@ -29,6 +29,8 @@ def build_version_1(location: str) -> None:
     """An empty store at schema version 1 (before evidence logs kept their input's content identity)."""
     with connect(location) as store:
         assert migrate(store, target=1) == 1
+        with store.transaction():  # as the release that wrote version 1 stamped it, whatever this one is
+            store.execute("UPDATE schema_version SET tool_version = ? WHERE version = 1", (VERSION_1_TOOL,))
 
 
 def record_version_1_failure(location: str, *, log: Path, text: str, at: int) -> None:
