@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 
 from forensics.cli.common import translate_errors
-from forensics.cli.store_settings import STORE_OPTION, default_store_dir
+from forensics.cli.store_settings import STORE_OPTION, default_store_dir, warn_skipped_rows
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
 from forensics.report.redact import Redactor
@@ -71,6 +71,7 @@ def history_command(
 ) -> None:
     """Per root cause: first and last seen, counts, tests, where it hits; what is new; flaky tests."""
     with open_store(store_location, default_dir=default_store_dir(), mode="read") as store:
+        warn_skipped_rows(store)
         found = history(
             store,
             now=datetime.now(UTC),
@@ -117,6 +118,7 @@ def reanalyze_command(
     with open_store(
         store_location, default_dir=default_store_dir(), mode="write" if apply else "read"
     ) as store:
+        warn_skipped_rows(store)
         found = reanalyze(
             store,
             rules=rules,

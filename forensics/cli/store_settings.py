@@ -106,3 +106,13 @@ store_options = option_group(
     build=lambda record, store_location: StoreSettings(record=record, location=store_location),
 )
 """Add --record and --store; the command receives them as one `store_settings: StoreSettings`."""
+
+
+def warn_skipped_rows(store: Store) -> None:
+    """`Warning: …` on stderr for rows of an older store that every answer leaves out (a time no date holds)."""
+    from forensics.store.queries import skipped_rows
+
+    console = Console(stderr=True, highlight=False)
+    for problem in skipped_rows(store):
+        console.out(f"Warning: {problem.object}: {problem.message}", highlight=False)
+        console.out(f"Hint: {problem.hint}", highlight=False)
