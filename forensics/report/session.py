@@ -81,11 +81,16 @@ class InputSession:
         self.problems.extend(archive.problems)
         self.problems.extend(results.problems)
         if not results.tests:
+            files = sum(1 for name in archive.names() if name.endswith("-result.json"))
             self.problems.append(
                 Problem(
                     object=archive.label,
-                    message="holds no Allure results (*-result.json)",
-                    hint="check that the test step ran with --alluredir and uploaded that folder",
+                    message=f"none of its {files} Allure result file(s) could be read (see the problems above)"
+                    if files
+                    else "holds no Allure results (*-result.json)",
+                    hint="download the artifact again; if it is whole, the test run was killed while writing"
+                    if files
+                    else "check that the test step ran with --alluredir and uploaded that folder",
                     severity="error",
                 )
             )
