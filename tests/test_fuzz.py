@@ -1,5 +1,5 @@
-"""Fuzzing the three places hostile text enters (issue 11): the Allure reader, the log normaliser and scanner,
-and the derived-value evaluator. Bounded (few examples, a deadline) so the suite stays fast."""
+"""Fuzzing the three places hostile text enters (issue 11): the Allure reader (through verdicts and renderers),
+the log normaliser and scanner, and the derived-value evaluator. Bounded (few examples, a deadline) so the suite stays fast."""
 
 from __future__ import annotations
 
@@ -12,14 +12,16 @@ from hypothesis import strategies as st
 
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream
-from forensics.inputs.allure import read_allure
 from forensics.inputs.values import MAX_EPOCH_MS
-from forensics.model import Problem
+from forensics.model import InputInfo, Problem, Report
+from forensics.render import RENDERERS
+from forensics.report.grouping import group_verdicts
+from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.expressions import Expression
 from forensics.rules.loader import load_rules
 
 FUZZ = settings(
-    max_examples=60, deadline=1000, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+    max_examples=40, deadline=1000, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )
 COMPILED = CompiledRules(load_rules())
 
@@ -76,20 +78,33 @@ def _encoded(document: Any) -> bytes:
     containers=st.lists(allure_documents, max_size=2),
     junk=st.binary(max_size=64),
 )
-def test_the_allure_reader_turns_any_document_into_tests_or_problems(
+def test_any_allure_document_becomes_tests_or_problems_and_renders(
     results: list[dict[str, Any]], containers: list[dict[str, Any]], junk: bytes
 ) -> None:
     files = {f"r{number}-result.json": _encoded(document) for number, document in enumerate(results)}
     files.update({f"c{number}-container.json": _encoded(doc) for number, doc in enumerate(containers)})
     files["junk-result.json"] = junk
-    read = read_allure(MemoryArchive(files))
-    for test in read.tests:
+    files["log-attachment.txt"] = b"RuntimeError: CUDA error: out of memory\n\xff\xfe\x00"
+    problems: list[Problem] = []
+    session = InputSession(MemoryArchive(files), COMPILED, AnalyzeOptions(jobs=1), problems)
+    tests = session.tests()
+    for test in tests:
         for text in (test.uuid, test.name, test.full_name, test.message, test.history_id):
             text.encode("utf-8")  # no lone surrogate survives into the model
         for moment in (test.start, test.stop):
             assert moment is None or 0 <= moment <= MAX_EPOCH_MS
-    for problem in read.problems:
-        (problem.object + problem.message).encode("utf-8")
+    verdicts = session.verdicts(tests)
+    report = Report(
+        inputs=(InputInfo(path="fuzz", kind="directory", label="fuzz", tests=len(verdicts)),),
+        verdicts=tuple(verdicts),
+        groups=group_verdicts(verdicts),
+        problems=tuple(problems),
+        rules_loaded=len(COMPILED.rules),
+    )
+    for name in ("json", "markdown", "github"):
+        rendered = RENDERERS[name](report)
+        assert isinstance(rendered, str)
+        rendered.encode("utf-8")
 
 
 @FUZZ

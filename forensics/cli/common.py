@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import io
 import os
@@ -32,6 +33,7 @@ FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
 _SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
 _F = TypeVar("_F", bound=Callable[..., Any])
 _PROBLEMS_SHOWN = 10
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EPIPE, errno.EDQUOT, errno.EFBIG})
 
 
 def translate_errors(command: _F) -> _F:
@@ -43,6 +45,17 @@ def translate_errors(command: _F) -> _F:
             return command(*args, **kwargs)
         except ForensicsError as err:
             show_error(err)
+            sys.exit(EXIT_ERROR)
+        except OSError as err:
+            if err.errno not in _WRITE_FAILURES:
+                raise
+            _silence_stdout()  # stdout is the usual victim (`> /dev/full`, a closed pipe)
+            show_error(
+                ConfigError(
+                    f"a write failed: {err.strerror or err}",
+                    hint="free space where the output goes (stdout, --output, the store), or keep the pipe open",
+                )
+            )
             sys.exit(EXIT_ERROR)
 
     return wrapper  # type: ignore[return-value]

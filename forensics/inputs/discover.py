@@ -133,6 +133,11 @@ def _discover_directory(location: Path, given: str) -> list[Input]:
             )
         inputs[0].problems.extend(archive.problems)
         return inputs
+    if not names and archive.problems:  # nothing listed because nothing could be: say why
+        raise ResultsError(
+            f"folder '{path}' holds nothing that can be read: {archive.problems[0].message}",
+            hint=archive.problems[0].hint or "check the folder's permissions",
+        )
     if not names:
         raise ResultsError(
             f"folder '{path}' is empty", hint="point at the allure-results folder the test run wrote"

@@ -184,7 +184,10 @@ def _unreadable_subfolder(tmp: Path) -> list[Step]:
     top = good_failure(tmp / "unreadable-subfolder")
     hidden = good_failure(top / "shard-2")
     hidden.chmod(0)
-    return [step("analyze", str(top), "--format", "json", says="folder cannot be read")]
+    return [
+        step("analyze", str(top), "--format", "json", says="folder cannot be read"),
+        step("analyze", str(hidden), codes=(1,), says="folder cannot be read (Permission denied)"),
+    ]
 
 
 def _unreadable_log(tmp: Path) -> list[Step]:
@@ -282,6 +285,7 @@ def _dev_full(tmp: Path) -> list[Step]:
     return [
         step("analyze", str(folder), codes=(1,), says="cannot write the report", stdout="/dev/full"),
         step("analyze", str(folder), "--format", "json", codes=(1,), says="No space", stdout="/dev/full"),
+        step("rules", "list", codes=(1,), says="a write failed: No space", stdout="/dev/full"),
     ]
 
 
