@@ -8,7 +8,7 @@ from pathlib import Path
 
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
-from forensics.inputs.archive import ZipArchive
+from forensics.inputs.archive import ZipArchive, open_regular
 from forensics.inputs.discover import Input, LogInput, discover, printable_path
 from forensics.inputs.values import clean_text
 from forensics.model import InputInfo, Problem, Report, Verdict
@@ -163,7 +163,9 @@ def _open_fetched(files: Sequence[FetchedFile], problems: list[Problem]) -> list
 
 
 def _log_input(path: Path, fetched: FetchedFile) -> LogInput:
-    return LogInput(path=str(path), label=fetched.label, open=lambda: path.open("rb"), name=fetched.item_name)
+    return LogInput(
+        path=str(path), label=fetched.label, open=lambda: open_regular(path), name=fetched.item_name
+    )
 
 
 def _raise_nothing_readable(problems: list[Problem]) -> None:

@@ -159,6 +159,16 @@ def _fifo_zip(tmp: Path) -> list[Step]:
         step("analyze", str(tmp / "b.zip"), codes=(1,), says="FIFO"),
         step("analyze", str(tmp / "x-attachment.txt"), codes=(1,), says="FIFO"),
         step("analyze", str(downloads), "--format", "json", says="FIFO"),
+        step("render", str(tmp / "x-attachment.txt"), codes=(1,), says="FIFO"),
+        step(
+            "dashboard",
+            "--data",
+            str(tmp / "x-attachment.txt"),
+            "--out",
+            str(tmp / "site"),
+            codes=(1,),
+            says="FIFO",
+        ),
     ]
 
 
