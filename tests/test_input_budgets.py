@@ -125,3 +125,13 @@ def test_one_uuid_with_two_verdicts_renders_in_every_format(rule_pack: RuleSet) 
     assert report.explained_count == 1 and report.unexplained_count == 1
     for name, render in RENDERERS.items():
         assert render(report) is not None, name
+
+
+def test_the_results_of_one_input_share_a_total_json_budget(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        document = {"uuid": name, "status": "failed", "labels": [{"name": "n", "value": "v"}] * 4}
+        (tmp_path / f"{name}-result.json").write_text(json.dumps(document))
+    results = read_allure(DirectoryArchive(tmp_path), max_total_json_values=25)
+    assert [test.uuid for test in results.tests] == ["a", "b"]
+    [problem] = results.problems
+    assert problem.severity == "error" and "the last 1 file(s) were not read" in problem.message

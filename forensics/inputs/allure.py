@@ -25,6 +25,7 @@ from forensics.model import Link, LogRef, Problem, Status, TestCase, Ticket
 DEFAULT_LOG_ATTACHMENTS: tuple[str, ...] = ("bash.log.txt", "*.log.txt", "*.log", "stdout", "stderr", "log")
 MAX_JSON_BYTES = 16 * 1024 * 1024  # one result or container file; real ones are kilobytes
 MAX_JSON_VALUES = 1_000_000  # objects, arrays and list items in one file: 22M `{}` would take gigabytes
+MAX_TOTAL_JSON_VALUES = 4_000_000  # in all files of one input (a 10,000-test nightly holds about 1M)
 MAX_ITEMS = 10_000  # labels, links, parameters, attachments or steps kept from one list
 MAX_STEP_DEPTH = 64
 # allure2 >= 2.38 accepts only plain file names as attachment sources; so do we.
@@ -63,6 +64,7 @@ def read_allure(
     log_attachments: Sequence[str] = DEFAULT_LOG_ATTACHMENTS,
     max_json_bytes: int = MAX_JSON_BYTES,
     max_json_values: int = MAX_JSON_VALUES,
+    max_total_json_values: int = MAX_TOTAL_JSON_VALUES,
 ) -> ReadResults:
     """Every test in the archive (one per result set folder), latest execution of each retried test.
 
@@ -75,12 +77,31 @@ def read_allure(
     for name in names:
         if name.endswith((_RESULT_SUFFIX, _CONTAINER_SUFFIX)):
             folders[parent_dir(name)].append(name)
+    budget = _JsonBudget(max_json_bytes, max_json_values, max_total_json_values)
     for folder in sorted(folders):
-        reader = _FolderReader(
-            archive, folder, present, log_attachments, (max_json_bytes, max_json_values), out.problems
-        )
+        reader = _FolderReader(archive, folder, present, log_attachments, budget, out.problems)
         out.tests.extend(reader.read(folders[folder]))
+    if budget.skipped:
+        out.problems.append(
+            Problem(
+                object=archive.label,
+                message=f"its result files hold more than {max_total_json_values:,} JSON values in all; "
+                f"the last {budget.skipped} file(s) were not read",
+                hint="split the results into several artifacts, or read them with a larger budget",
+                severity="error",
+            )
+        )
     return out
+
+
+@dataclass
+class _JsonBudget:
+    """How much JSON one input may parse: per file and in all (what the documents take until tests are built)."""
+
+    max_bytes: int
+    max_values: int
+    total_left: int
+    skipped: int = 0
 
 
 class _FolderReader:
@@ -92,14 +113,15 @@ class _FolderReader:
         folder: str,
         present: set[str],
         log_attachments: Sequence[str],
-        json_budget: tuple[int, int],
+        budget: _JsonBudget,
         problems: list[Problem],
     ) -> None:
         self.archive = archive
         self.folder = folder
         self.present = present
         self.log_attachments = tuple(log_attachments)
-        self.max_json_bytes, self.max_json_values = json_budget
+        self.budget = budget
+        self.max_json_bytes, self.max_json_values = budget.max_bytes, budget.max_values
         self.problems = problems
 
     def read(self, files: list[str]) -> list[TestCase]:
@@ -133,6 +155,9 @@ class _FolderReader:
 
     def load_json(self, name: str) -> dict[str, Any] | None:
         where = f"{self.archive.label}: {text_of(name)}"
+        if self.budget.total_left <= 0:
+            self.budget.skipped += 1
+            return None
         try:
             with self.archive.open(name) as stream:
                 raw = stream.read(self.max_json_bytes + 1)
@@ -165,6 +190,7 @@ class _FolderReader:
                 )
             )
             return None
+        self.budget.total_left -= values
         try:
             document = json.loads(raw.decode("utf-8", "replace"))
         except (json.JSONDecodeError, RecursionError, MemoryError) as err:
