@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import io
 import os
@@ -33,11 +34,14 @@ from forensics.rules.model import RuleSet
 
 EXIT_ERROR = 1
 EXIT_FAIL_ON = 3
+EXIT_NOTHING_READ = 5  # inputs were given, but not one test could be read from them
 FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
 _SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
 _F = TypeVar("_F", bound=Callable[..., Any])
 MINIMUM_WIDTH = 80
 _UNWRAPPED = 100_000  # "no limit" for measuring: a rich Console needs some width
+_PROBLEMS_SHOWN = 10
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EPIPE, errno.EDQUOT, errno.EFBIG})
 
 
 def translate_errors(command: _F) -> _F:
@@ -49,6 +53,17 @@ def translate_errors(command: _F) -> _F:
             return command(*args, **kwargs)
         except ForensicsError as err:
             show_error(err)
+            sys.exit(EXIT_ERROR)
+        except OSError as err:
+            if err.errno not in _WRITE_FAILURES:
+                raise
+            _silence_stdout()  # stdout is the usual victim (`> /dev/full`, a closed pipe)
+            show_error(
+                ConfigError(
+                    f"a write failed: {err.strerror or err}",
+                    hint="free space where the output goes (stdout, --output, the store), or keep the pipe open",
+                )
+            )
             sys.exit(EXIT_ERROR)
 
     return wrapper  # type: ignore[return-value]
@@ -82,6 +97,7 @@ class ReportSettings:
     fail_on: tuple[str, ...]
     jobs: int
     max_log_size: int
+    max_result_size: int
 
     def rules(self) -> RuleSet:
         """The shipped pack plus the user's rule files."""
@@ -92,6 +108,7 @@ class ReportSettings:
         return AnalyzeOptions(
             log_attachments=self.log_attachments or DEFAULT_LOG_ATTACHMENTS,
             limits=ScanLimits(max_bytes=self.max_log_size),
+            max_result_bytes=self.max_result_size,
             jobs=self.jobs,
             redactor=Redactor.from_environment(os.environ),
         )
@@ -107,8 +124,32 @@ class ReportSettings:
         emit(report, self.output_format, self.output)
 
     def exit_code(self, report: Report) -> int:
-        """3 when a --fail-on condition holds, else 0."""
+        """5 when nothing could be read (said on stderr), 3 when a --fail-on condition holds, else 0."""
+        if nothing_read(report):
+            say_nothing_read(report)
+            return EXIT_NOTHING_READ
         return EXIT_FAIL_ON if should_fail(report, self.fail_on) else 0
+
+
+def nothing_read(report: Report) -> bool:
+    """Inputs were given and read, but not one test came out of them: never a silent pass."""
+    return bool(report.inputs) and not report.verdicts
+
+
+def say_nothing_read(report: Report) -> None:
+    """`Error: no test could be read …` naming the first problems, on stderr."""
+    console = Console(stderr=True, highlight=False)
+    labels = ", ".join(f"'{item.label}'" for item in report.inputs[:5])
+    more = f" and {len(report.inputs) - 5} more" if len(report.inputs) > 5 else ""
+    console.out(f"Error: no test could be read from {labels}{more}", highlight=False)
+    for problem in report.problems[:_PROBLEMS_SHOWN]:
+        console.out(f"  {problem.object}: {problem.message}", highlight=False)
+    if len(report.problems) > _PROBLEMS_SHOWN:
+        console.out(f"  … and {len(report.problems) - _PROBLEMS_SHOWN} more problems (see the report)")
+    console.out(
+        "Hint: download the artifact again, or check that the test step wrote and uploaded its results",
+        highlight=False,
+    )
 
 
 def option_group(
@@ -187,7 +228,14 @@ _REPORT_OPTIONS = (
         default="512MiB",
         show_default=True,
         callback=parse_size,
-        help="Analyse at most this much of each log.",
+        help="Analyse (and with --record, keep evidence from) at most this much of each log.",
+    ),
+    click.option(
+        "--max-result-size",
+        default="16MiB",
+        show_default=True,
+        callback=parse_size,
+        help="Skip (with a problem) any Allure result or container file larger than this.",
     ),
 )
 
@@ -200,10 +248,18 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
     """Render the report in one format to a file or stdout."""
     rendered = RENDERERS[output_format](report)
     if output is None:
-        if isinstance(rendered, str):
-            Console(highlight=False).out(rendered, end="", highlight=False)
-        else:
-            print_renderable(rendered)
+        try:
+            if isinstance(rendered, str):
+                Console(highlight=False).out(rendered, end="", highlight=False)
+            else:
+                print_renderable(rendered)
+            sys.stdout.flush()
+        except OSError as err:  # stdout on a full disk (/dev/full), a closed pipe
+            _silence_stdout()
+            raise ConfigError(
+                f"cannot write the report to standard output: {err.strerror or err}",
+                hint="write it to a file with --output, or free space where stdout goes",
+            ) from err
         return
     if not isinstance(rendered, str):
         buffer = io.StringIO()
@@ -238,6 +294,16 @@ def natural_width(console: Console, renderable: RenderableType, *, minimum: int 
         return minimum
     options = console.options.update_width(_UNWRAPPED)
     return max(minimum, Measurement.get(console, options, renderable).maximum)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's last flush at exit cannot fail a second time."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):  # stdout without a file descriptor (a test's captured stream)
+        pass
 
 
 def write_text(path: Path, text: str) -> None:

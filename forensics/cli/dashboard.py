@@ -10,7 +10,7 @@ import click
 from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
-from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir
+from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir, warn_skipped_rows
 from forensics.dashboard import read_data_file, write_dashboard
 from forensics.dashboard.site import CAUSES
 from forensics.store import open_store
@@ -71,4 +71,5 @@ def dashboard_command(out_dir: Path, location: str | None, days: int | None, dat
 
 def _from_store(location: str | None, *, days: int) -> tuple[dict[str, Any], str]:
     with open_store(location, default_dir=default_store_dir(), mode="read") as store:  # never creates one
+        warn_skipped_rows(store)
         return dashboard_data(store, days=days), f"the history store {store.location} (last {days} days)"

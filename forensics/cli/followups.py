@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from forensics.cli.common import EXIT_ERROR, ReportSettings, show_error, write_text
+from forensics.cli.common import EXIT_ERROR, ReportSettings, nothing_read, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
 from forensics.errors import StoreError
 from forensics.model import Report
@@ -46,7 +46,8 @@ def finish_report(
     code = settings.exit_code(report)
     recorded = True
     try:
-        store.record_report(report, redactor=redactor)
+        if not nothing_read(report):  # a run that read no test would only add an empty run to the history
+            store.record_report(report, redactor=redactor, max_log_bytes=settings.max_log_size)
     except StoreError as err:  # the report is out; say why the store refused and still annotate
         show_error(err)
         recorded, code = False, EXIT_ERROR

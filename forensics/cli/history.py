@@ -12,7 +12,7 @@ import click
 
 from forensics.cli.common import print_renderable, translate_errors
 from forensics.cli.progress import step_progress
-from forensics.cli.store_settings import STORE_OPTION, default_store_dir
+from forensics.cli.store_settings import STORE_OPTION, default_store_dir, warn_skipped_rows
 from forensics.errors import ConfigError
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
@@ -75,6 +75,7 @@ def history_command(
     filters = Filters(repository=repository, workflow=workflow, branch=branch)
     with open_store(store_location, default_dir=default_store_dir(), mode="read") as store:
         refuse_unknown(unknown_values(store, filters, cause=cause))
+        warn_skipped_rows(store)
         found = history(
             store, now=datetime.now(UTC), days=days, filters=filters, cause=cause, quiet_days=quiet_days
         )
@@ -118,6 +119,7 @@ def reanalyze_command(
         store_location, default_dir=default_store_dir(), mode="write" if apply else "read"
     ) as store:
         refuse_unknown(unknown_values(store, filters))
+        warn_skipped_rows(store)
         with step_progress("reanalyze") as progress:
             found = reanalyze(
                 store,

@@ -1,5 +1,5 @@
 """`ci-forensics`: a translator from flags to library calls; exit codes 0 done, 1 error, 2 usage, 3 fail-on,
-4 some tickets could not be annotated.
+4 some tickets could not be annotated, 5 inputs were given but not one test could be read from them.
 
 Each command lives in its own module beside this one; this module only assembles the group.
 """

@@ -67,7 +67,7 @@ def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
     console = Console(highlight=False)
     for finding in findings:
         console.out(
-            f"{finding.severity:<8}{finding.check:<12}{finding.rule_id or '-'}  {finding.path}: {finding.message}"
+            f"{finding.severity:<8}{finding.check:<13}{finding.rule_id or '-'}  {finding.path}: {finding.message}"
         )
     errors = sum(1 for finding in findings if finding.severity == "error")
     warnings = len(findings) - errors

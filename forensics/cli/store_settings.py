@@ -70,14 +70,14 @@ class StoreSettings:
         with store:
             yield lambda key: cause_stats(store, key=key, repository=repository, now=now)
 
-    def record_report(self, report: Report, *, redactor: Redactor) -> None:
+    def record_report(self, report: Report, *, redactor: Redactor, max_log_bytes: int) -> None:
         """With --record: save the report into the store and say so on stderr (stdout holds the report)."""
         if not self.record:
             return
         from forensics.store.record import record_report
 
         with self.open() as store:
-            result = record_report(store, report, redactor=redactor)
+            result = record_report(store, report, redactor=redactor, max_log_bytes=max_log_bytes)
             where = store.location
         console = Console(stderr=True, highlight=False)
         if result.tests:
@@ -106,3 +106,13 @@ store_options = option_group(
     build=lambda record, store_location: StoreSettings(record=record, location=store_location),
 )
 """Add --record and --store; the command receives them as one `store_settings: StoreSettings`."""
+
+
+def warn_skipped_rows(store: Store) -> None:
+    """`Warning: …` on stderr for rows of an older store that every answer leaves out (a time no date holds)."""
+    from forensics.store.queries import skipped_rows
+
+    console = Console(stderr=True, highlight=False)
+    for problem in skipped_rows(store):
+        console.out(f"Warning: {problem.object}: {problem.message}", highlight=False)
+        console.out(f"Hint: {problem.hint}", highlight=False)

@@ -26,6 +26,9 @@ from forensics.dashboard.model import (
     Totals,
 )
 from forensics.errors import ResultsError
+from forensics.inputs.archive import open_regular
+
+MAX_DATA_BYTES = 512 * 1024 * 1024  # a data.json of years of nightlies is a few MiB
 
 SUPPORTED_MAJOR = "1"
 _HINT = (
@@ -118,7 +121,13 @@ class _Node:
 def read_data_file(path: Path) -> dict[str, Any]:
     """A saved dashboard document (`data.json`) as a mapping; a `ResultsError` when it cannot be read as one."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with open_regular(path) as stream:  # a FIFO given as --data would block a plain read forever
+            raw = stream.read(MAX_DATA_BYTES + 1)
+        if len(raw) > MAX_DATA_BYTES:
+            raise ResultsError(
+                f"dashboard data {path} is larger than {MAX_DATA_BYTES >> 20} MiB", hint="check the file"
+            )
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ResultsError(
             f"dashboard data {path} does not exist",

@@ -20,10 +20,15 @@ import regex
 
 from forensics.inputs.archive import Archive, parent_dir
 from forensics.inputs.tickets import merge_tickets, tickets_from_links, tickets_in_text
+from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, epoch_milliseconds, text_of
 from forensics.model import Link, LogRef, Problem, Status, TestCase, Ticket
 
 DEFAULT_LOG_ATTACHMENTS: tuple[str, ...] = ("bash.log.txt", "*.log.txt", "*.log", "stdout", "stderr", "log")
-MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_BYTES = 16 * 1024 * 1024  # one result or container file; real ones are kilobytes
+MAX_JSON_VALUES = 1_000_000  # objects, arrays and list items in one file: 22M `{}` would take gigabytes
+MAX_TOTAL_JSON_VALUES = 4_000_000  # in all files of one input (a 10,000-test nightly holds about 1M)
+MAX_ITEMS = 10_000  # labels, links, parameters, attachments or steps kept from one list
+MAX_STEP_DEPTH = 64
 # allure2 >= 2.38 accepts only plain file names as attachment sources; so do we.
 _SAFE_SOURCE = regex.compile(r"[A-Za-z0-9._-]{1,255}")
 _RESULT_SUFFIX = "-result.json"
@@ -59,8 +64,13 @@ def read_allure(
     *,
     log_attachments: Sequence[str] = DEFAULT_LOG_ATTACHMENTS,
     max_json_bytes: int = MAX_JSON_BYTES,
+    max_json_values: int = MAX_JSON_VALUES,
+    max_total_json_values: int = MAX_TOTAL_JSON_VALUES,
 ) -> ReadResults:
-    """Every test in the archive (one per result set folder), latest execution of each retried test."""
+    """Every test in the archive (one per result set folder), latest execution of each retried test.
+
+    Each file is its own fault boundary: whatever goes wrong reading one result becomes a problem naming it.
+    """
     out = ReadResults()
     names = archive.names()
     present = set(names)
@@ -68,10 +78,31 @@ def read_allure(
     for name in names:
         if name.endswith((_RESULT_SUFFIX, _CONTAINER_SUFFIX)):
             folders[parent_dir(name)].append(name)
+    budget = _JsonBudget(max_json_bytes, max_json_values, max_total_json_values)
     for folder in sorted(folders):
-        reader = _FolderReader(archive, folder, present, log_attachments, max_json_bytes, out.problems)
+        reader = _FolderReader(archive, folder, present, log_attachments, budget, out.problems)
         out.tests.extend(reader.read(folders[folder]))
+    if budget.skipped:
+        out.problems.append(
+            Problem(
+                object=archive.label,
+                message=f"its result files hold more than {max_total_json_values:,} JSON values in all; "
+                f"the last {budget.skipped} file(s) were not read",
+                hint="split the results into several artifacts, or read them with a larger budget",
+                severity="error",
+            )
+        )
     return out
+
+
+@dataclass
+class _JsonBudget:
+    """How much JSON one input may parse: per file and in all (what the documents take until tests are built)."""
+
+    max_bytes: int
+    max_values: int
+    total_left: int
+    skipped: int = 0
 
 
 class _FolderReader:
@@ -83,50 +114,87 @@ class _FolderReader:
         folder: str,
         present: set[str],
         log_attachments: Sequence[str],
-        max_json_bytes: int,
+        budget: _JsonBudget,
         problems: list[Problem],
     ) -> None:
         self.archive = archive
         self.folder = folder
         self.present = present
         self.log_attachments = tuple(log_attachments)
-        self.max_json_bytes = max_json_bytes
+        self.budget = budget
+        self.max_json_bytes, self.max_json_values = budget.max_bytes, budget.max_values
         self.problems = problems
 
     def read(self, files: list[str]) -> list[TestCase]:
-        results: list[dict[str, Any]] = []
+        results: list[tuple[str, dict[str, Any]]] = []
         containers: list[dict[str, Any]] = []
         for name in files:
             document = self.load_json(name)
             if document is None:
                 continue
-            document.setdefault("uuid", posixpath.basename(name).rsplit("-", 1)[0])
-            (results if name.endswith(_RESULT_SUFFIX) else containers).append(document)
+            if not text_of(document.get("uuid")):
+                document["uuid"] = text_of(posixpath.basename(name).rsplit("-", 1)[0])
+            if name.endswith(_RESULT_SUFFIX):
+                results.append((name, document))
+            else:
+                containers.append(document)
         parents = _parent_map(containers)
-        descendants = _result_counts(containers, {str(r.get("uuid")) for r in results})
-        tests = [self.test_case(result, parents, descendants) for result in results]
+        descendants = _result_counts(containers, {_text(r.get("uuid")) for _, r in results})
+        tests = []
+        for name, result in results:
+            try:
+                tests.append(self.test_case(result, parents, descendants, name))
+            except Exception as err:  # one odd result is a problem, never the end of the run
+                self.problems.append(
+                    Problem(
+                        object=f"{self.archive.label}: {text_of(name)}",
+                        message=f"cannot read this result ({type(err).__name__}: {text_of(str(err), limit=200)}); skipped",
+                        hint="the file does not follow the Allure format; check what wrote it",
+                    )
+                )
         return _fold_retries(tests)
 
     def load_json(self, name: str) -> dict[str, Any] | None:
-        where = f"{self.archive.label}: {name}"
+        where = f"{self.archive.label}: {text_of(name)}"
+        if self.budget.total_left <= 0:
+            self.budget.skipped += 1
+            return None
         try:
             with self.archive.open(name) as stream:
                 raw = stream.read(self.max_json_bytes + 1)
-        except Exception as err:  # zip CRC errors, truncated entries, permission errors
+        except Exception as err:  # zip CRC errors, truncated or encrypted entries, permission errors
             self.problems.append(
-                Problem(object=where, message=f"cannot read: {err}", hint="download the artifact again")
+                Problem(
+                    object=where,
+                    message=f"cannot read: {text_of(str(err), limit=200)}",
+                    hint="download the artifact again",
+                )
             )
             return None
         if len(raw) > self.max_json_bytes:
             self.problems.append(
                 Problem(
-                    object=where, message=f"larger than {self.max_json_bytes // (1024 * 1024)} MiB; skipped"
+                    object=where,
+                    message=f"larger than the {_mebibytes(self.max_json_bytes)} limit for one result file; skipped",
+                    hint="raise --max-result-size if a real result is this large",
                 )
             )
             return None
+        values = raw.count(b"{") + raw.count(b"[") + raw.count(b",")  # an upper bound, counted before parsing
+        if values > self.max_json_values:
+            self.problems.append(
+                Problem(
+                    object=where,
+                    message=f"holds up to {values:,} JSON values, more than the {self.max_json_values:,} "
+                    "limit for one result file; skipped",
+                    hint="the file does not look written by an Allure adapter; check what wrote it",
+                )
+            )
+            return None
+        self.budget.total_left -= values
         try:
             document = json.loads(raw.decode("utf-8", "replace"))
-        except (json.JSONDecodeError, RecursionError) as err:
+        except (json.JSONDecodeError, RecursionError, MemoryError) as err:
             self.problems.append(
                 Problem(
                     object=where,
@@ -141,14 +209,18 @@ class _FolderReader:
         return document
 
     def test_case(
-        self, result: dict[str, Any], parents: dict[str, list[dict[str, Any]]], descendants: dict[str, int]
+        self,
+        result: dict[str, Any],
+        parents: dict[str, list[dict[str, Any]]],
+        descendants: dict[str, int],
+        file_name: str,
     ) -> TestCase:
         uuid = _text(result.get("uuid"))
         name = _text(result.get("name")) or _text(result.get("fullName")) or uuid
         status = Status.parse(result.get("status"))
         raw_details = result.get("statusDetails")
         details: dict[str, Any] = raw_details if isinstance(raw_details, dict) else {}
-        message = _text(details.get("message"))
+        message = text_of(details.get("message"), limit=MAX_TEXT_CHARS)
         links = tuple(
             Link(
                 type=_text(link.get("type")) or "link",
@@ -171,7 +243,7 @@ class _FolderReader:
             status=status,
             input_label=self.archive.label,
             message=message,
-            trace=_text(details.get("trace")),
+            trace=text_of(details.get("trace"), limit=MAX_TEXT_CHARS),
             history_id=_text(result.get("historyId")) or _fallback_identity(result),
             links=links,
             tickets=merge_tickets(tickets),
@@ -188,10 +260,25 @@ class _FolderReader:
                 )
                 for parameter in _dicts(result.get("parameters"))
             ),
-            start=_integer(result.get("start")),
-            stop=_integer(result.get("stop")),
+            start=self.time(result, "start", file_name, uuid),
+            stop=self.time(result, "stop", file_name, uuid),
             logs=logs,
         )
+
+    def time(self, result: dict[str, Any], field_name: str, file_name: str, uuid: str) -> int | None:
+        """A start or stop time; one that no date can hold is a problem and left out."""
+        try:
+            return epoch_milliseconds(result.get(field_name), field=f'"{field_name}"')
+        except BadValueError as err:
+            self.problems.append(
+                Problem(
+                    object=f"{self.archive.label}: {text_of(file_name)}",
+                    message=f"{err}; ignored",
+                    hint="the adapter wrote a broken time; the test is read without it",
+                    test=uuid,
+                )
+            )
+            return None
 
     def attachments_of(self, item: dict[str, Any], test_name: str) -> Iterable[_Attachment]:
         for attachment in _dicts(item.get("attachments")):
@@ -210,6 +297,8 @@ class _FolderReader:
         shared_by: int,
         prefix: str = "step",
     ) -> Iterable[_Attachment]:
+        if len(trail) >= MAX_STEP_DEPTH:
+            return
         for step in _dicts(steps):
             here = (*trail, _text(step.get("name")) or "?")
             location = f"{prefix} " + " › ".join(f"'{part}'" for part in here)
@@ -307,10 +396,17 @@ def _log_priority(name: str, patterns: Sequence[str]) -> int | None:
 def _parent_map(containers: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     parents: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for container in containers:
-        for child in container.get("children") or ():
-            if isinstance(child, str):
-                parents[child].append(container)
+        for child in _children(container):
+            parents[child].append(container)
     return parents
+
+
+def _children(container: dict[str, Any]) -> list[str]:
+    """The uuids a container names (`"children": 5` or a list of objects names none)."""
+    children = container.get("children")
+    if not isinstance(children, list):
+        return []
+    return [_text(child) for child in children[:MAX_ITEMS] if isinstance(child, str)]
 
 
 def _ancestors(uuid: str, parents: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -332,9 +428,7 @@ def _ancestors(uuid: str, parents: dict[str, list[dict[str, Any]]]) -> list[dict
 
 def _result_counts(containers: list[dict[str, Any]], result_uuids: set[str]) -> dict[str, int]:
     """How many results sit below each container: how widely its logs are shared."""
-    children = {
-        _text(c.get("uuid")): [x for x in c.get("children") or () if isinstance(x, str)] for c in containers
-    }
+    children = {_text(c.get("uuid")): _children(c) for c in containers}
     counts: dict[str, int] = {}
 
     def count(uuid: str, depth: int) -> int:
@@ -386,20 +480,16 @@ def _fallback_identity(result: dict[str, Any]) -> str:
 
 
 def _dicts(value: object) -> list[dict[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+    """The objects of a JSON list (at most MAX_ITEMS of them)."""
+    if not isinstance(value, list):
+        return []
+    return [item for item in value[:MAX_ITEMS] if isinstance(item, dict)]
 
 
 def _text(value: object) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
+    """A name-like field as clean, bounded text (see inputs/values.py)."""
+    return text_of(value)
 
 
-def _integer(value: object) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    return None
+def _mebibytes(size: int) -> str:
+    return f"{size / (1024 * 1024):g} MiB"

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 import zipfile
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from forensics.errors import ResultsError
+from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
 from forensics.model import Problem
 
 
@@ -41,6 +43,50 @@ class Archive(Protocol):
         ...
 
 
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class NotRegularFileError(OSError):
+    """A path that is a FIFO, device, socket or folder where a file was expected: never opened for reading."""
+
+
+def file_kind(mode: int) -> str:
+    """'a FIFO (named pipe)', 'a folder', … for a stat mode; '' for a regular file."""
+    if stat.S_ISREG(mode):
+        return ""
+    return next((kind for test, kind in _KINDS if test(mode)), "not a regular file")
+
+
+def require_regular(path: str | os.PathLike[str]) -> None:
+    """NotRegularFileError unless `path` (followed through links) is a regular file; OSError if it cannot be seen."""
+    kind = file_kind(os.stat(path).st_mode)
+    if kind:
+        raise NotRegularFileError(f"'{os.fsdecode(path)}' is {kind}, not a regular file")
+
+
+def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+    """Open a regular file for reading; a FIFO, device or socket is refused before a read could block.
+
+    O_NONBLOCK makes the open itself return at once for a FIFO with no writer (a plain open waits forever);
+    it changes nothing for regular files, the only kind kept.
+    """
+    descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        kind = file_kind(os.fstat(descriptor).st_mode)
+        if kind:
+            raise NotRegularFileError(f"'{os.fsdecode(path)}' is {kind}, not a regular file")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
+
+
 def safe_entry_name(name: str) -> str | None:
     """The entry name as a clean relative path, or None when it is absolute or climbs out."""
     cleaned = name.replace("\\", "/")
@@ -53,7 +99,8 @@ def safe_entry_name(name: str) -> str | None:
 
 
 class DirectoryArchive:
-    """A results folder on disk (symbolic links that lead outside it are ignored)."""
+    """A results folder on disk: regular files only; links that lead outside it, FIFOs, devices, link loops
+    and unreadable subfolders are ignored, each with a problem."""
 
     kind = "directory"
 
@@ -67,22 +114,46 @@ class DirectoryArchive:
     def names(self) -> list[str]:
         if self._names is None:
             names = []
-            for directory, _subdirs, files in os.walk(self.root):
+            for directory, _subdirs, files in os.walk(self.root, onerror=self._unreadable_folder):
                 for file in files:
                     full = Path(directory, file)
-                    if full.is_symlink() and not full.resolve().is_relative_to(self.root):
-                        self.problems.append(
-                            Problem(
-                                object=str(full), message="symbolic link out of the results folder ignored"
-                            )
-                        )
-                        continue
-                    names.append(full.relative_to(self.root).as_posix())
+                    if self._usable(full):
+                        names.append(full.relative_to(self.root).as_posix())
             self._names = sorted(names)
         return self._names
 
+    def _usable(self, full: Path) -> bool:
+        """A regular file inside the folder; anything else is a problem and skipped."""
+        try:
+            kind = file_kind(os.stat(full).st_mode)  # follows links: a loop or a dangling link is an OSError
+            escapes = full.is_symlink() and not full.resolve().is_relative_to(self.root)
+        except (OSError, RuntimeError) as err:  # RuntimeError: pathlib's "Symlink loop" on Python 3.11/3.12
+            self._problem(full, f"cannot be read ({_reason(err)}); ignored")
+            return False
+        if escapes:
+            self._problem(full, "symbolic link out of the results folder ignored")
+            return False
+        if kind:
+            self._problem(full, f"is {kind}, not a regular file; ignored")
+            return False
+        return True
+
+    def _unreadable_folder(self, err: OSError) -> None:
+        where = os.fsdecode(err.filename) if err.filename is not None else self.label
+        self.problems.append(
+            Problem(
+                object=_printable(where),
+                message=f"folder cannot be read ({_reason(err)}); its results are missing from the report",
+                hint="check the folder's permissions",
+                severity="error",
+            )
+        )
+
+    def _problem(self, full: Path, message: str) -> None:
+        self.problems.append(Problem(object=_printable(str(full)), message=message))
+
     def open(self, name: str) -> BinaryIO:
-        return (self.root / name).open("rb")
+        return open_regular(self.root / name)
 
     def size(self, name: str) -> int:
         return (self.root / name).stat().st_size
@@ -101,6 +172,7 @@ class ZipArchive:
         self.label = label or str(path)
         self.problems: list[Problem] = []
         try:
+            require_regular(path)  # a FIFO named b.zip would block the open below forever
             self._zip = zipfile.ZipFile(path)
             self._zip.infolist()
         except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as err:
@@ -139,6 +211,17 @@ class ZipArchive:
     def close(self) -> None:
         """Release the file handle."""
         self._zip.close()
+
+
+def _reason(err: BaseException) -> str:
+    if isinstance(err, OSError) and err.strerror:
+        return err.strerror
+    return str(err) or type(err).__name__
+
+
+def _printable(text: str) -> str:
+    """A path as report text: bytes that were not UTF-8 (held as surrogate escapes) become U+FFFD."""
+    return clean_text(text, limit=MAX_TEXT_CHARS)
 
 
 def parent_dir(name: str) -> str:

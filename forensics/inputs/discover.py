@@ -11,7 +11,15 @@ from typing import BinaryIO
 
 from forensics.errors import ResultsError
 from forensics.inputs.allure import has_results
-from forensics.inputs.archive import Archive, DirectoryArchive, ZipArchive
+from forensics.inputs.archive import (
+    Archive,
+    DirectoryArchive,
+    NotRegularFileError,
+    ZipArchive,
+    file_kind,
+    open_regular,
+)
+from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
 from forensics.model import Problem
 
 STDIN = "-"
@@ -36,38 +44,70 @@ Input = Archive | LogInput
 
 
 def discover(path: str) -> list[Input]:
-    """The inputs behind one command-line path; ResultsError when it is none of the accepted kinds."""
+    """The inputs behind one command-line path; ResultsError when it is none of the accepted kinds.
+
+    Only folders and regular files are read (a FIFO would block, a device never end); a path that cannot
+    be read (no permission, a link loop) is a ResultsError naming it, like one that does not exist.
+    """
     if path == STDIN:
         return [LogInput(path=STDIN, label="stdin", open=lambda: sys.stdin.buffer, kind="stdin")]
     location = Path(path)
-    if not location.exists():
+    label = printable_path(path)
+    try:
+        mode = location.stat().st_mode
+    except FileNotFoundError as err:
         raise ResultsError(
-            f"'{path}' does not exist", hint="pass an allure-results folder, an artifact .zip or a log file"
-        )
-    if location.is_dir():
+            f"'{label}' does not exist", hint="pass an allure-results folder, an artifact .zip or a log file"
+        ) from err
+    except OSError as err:
+        raise _unreadable(label, err) from err
+    kind = file_kind(mode)
+    if kind == "a folder":
         return _discover_directory(location, path)
-    with location.open("rb") as stream:
-        head = stream.read(_SNIFF_BYTES)
+    if kind:
+        raise ResultsError(
+            f"'{label}' is {kind}, not a file or folder; it was not read",
+            hint="save the log to a file first, or pipe it in and pass '-' for stdin",
+        )
+    try:
+        with open_regular(location) as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except OSError as err:  # NotRegularFileError too: it changed under us
+        raise _unreadable(label, err) from err
     if head.startswith(_ZIP_MAGIC):
-        return [ZipArchive(location, label=path)]
+        return [ZipArchive(location, label=label)]
     if path.endswith("-result.json") or path.endswith("-container.json"):
         raise ResultsError(
-            f"'{path}' is a single Allure file",
-            hint=f"pass the folder that holds it: {location.parent}",
+            f"'{label}' is a single Allure file",
+            hint=f"pass the folder that holds it: {printable_path(str(location.parent))}",
         )
     if _looks_binary(head):
         raise ResultsError(
-            f"'{path}' is not an allure-results folder, an artifact zip or a text log",
+            f"'{label}' is not an allure-results folder, an artifact zip or a text log",
             hint="pass the allure-results folder, the downloaded artifact .zip, or a log file",
         )
     return [_log_input(location, path)]
 
 
+def printable_path(path: str) -> str:
+    """A path as report text: bytes that were not UTF-8 (surrogate escapes) become U+FFFD."""
+    return clean_text(path, limit=MAX_TEXT_CHARS)
+
+
+def _unreadable(label: str, err: OSError) -> ResultsError:
+    reason = err.strerror or str(err) if not isinstance(err, NotRegularFileError) else str(err)
+    return ResultsError(
+        f"'{label}' cannot be read: {reason}",
+        hint="check the path and its permissions (a log must be a regular file)",
+    )
+
+
 def _log_input(location: Path, path: str) -> LogInput:
-    return LogInput(path=path, label=path, open=lambda: location.open("rb"))
+    return LogInput(path=path, label=printable_path(path), open=lambda: open_regular(location))
 
 
-def _discover_directory(location: Path, path: str) -> list[Input]:
+def _discover_directory(location: Path, given: str) -> list[Input]:
+    path = printable_path(given)
     archive = DirectoryArchive(location, label=path)
     names = archive.names()
     if has_results(names):
@@ -85,7 +125,7 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
                 archive.problems.append(
                     Problem(object=f"{path.rstrip('/')}/{name}", message=err.message, hint=err.hint)
                 )
-        inputs.extend(_log_input(location / name, f"{path.rstrip('/')}/{name}") for name in logs)
+        inputs.extend(_log_input(location / name, f"{given.rstrip('/')}/{name}") for name in logs)
         if not inputs:
             raise ResultsError(
                 f"none of the {len(zips)} zip(s) in folder '{path}' could be read: {archive.problems[0].message}",
@@ -93,6 +133,11 @@ def _discover_directory(location: Path, path: str) -> list[Input]:
             )
         inputs[0].problems.extend(archive.problems)
         return inputs
+    if not names and archive.problems:  # nothing listed because nothing could be: say why
+        raise ResultsError(
+            f"folder '{path}' holds nothing that can be read: {archive.problems[0].message}",
+            hint=archive.problems[0].hint or "check the folder's permissions",
+        )
     if not names:
         raise ResultsError(
             f"folder '{path}' is empty", hint="point at the allure-results folder the test run wrote"

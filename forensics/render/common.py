@@ -21,9 +21,11 @@ def plural(count: int, noun: str) -> str:
 
 
 def headline(report: Report) -> str:
-    """`7 failing tests: 6 explained (86%), 1 unexplained` (or that nothing failed)."""
+    """`7 failing tests: 6 explained (86%), 1 unexplained` (or that nothing failed, or nothing was read)."""
     failing = len(report.failing)
     total = len(report.verdicts)
+    if total == 0 and report.inputs:  # never a quiet "no failing tests" when nothing could be read
+        return f"nothing could be read: no test in {plural(len(report.inputs), 'input')} (see the problems)"
     if failing == 0:
         return f"no failing tests ({plural(total, 'test')} read)"
     explained = report.explained_count

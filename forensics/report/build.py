@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
-from forensics.inputs.archive import ZipArchive
-from forensics.inputs.discover import Input, LogInput, discover
+from forensics.inputs.archive import ZipArchive, open_regular
+from forensics.inputs.discover import Input, LogInput, discover, printable_path
+from forensics.inputs.values import clean_text
 from forensics.model import InputInfo, Problem, Report, Verdict
 from forensics.paths import PathArgument, path_strings
 from forensics.report.grouping import group_verdicts
@@ -53,13 +55,19 @@ def analyze(
         _raise_nothing_readable(problems)
     verdicts: list[Verdict] = []
     infos: list[InputInfo] = []
+    seen_uuids: set[str] = set()
     for item, origin in sourced:
-        with InputSession(item, compiled, options, problems) as session:
-            found = session.verdicts(session.tests())
+        try:
+            with InputSession(item, compiled, options, problems) as session:
+                found = session.verdicts(session.tests())
+        except Exception as err:  # one input's bug or odd content is a problem, never the end of the run
+            problems.append(_input_failed(item.label, err))
+            found = []
+        found = _unique_uuids(found, seen_uuids, problems)
         verdicts.extend(found)
         infos.append(
             InputInfo(
-                path=item.path,
+                path=printable_path(item.path),
                 kind=item.kind,
                 label=item.label,
                 tests=len(found),
@@ -105,6 +113,42 @@ def _discover_all(paths: PathArgument | Sequence[PathArgument], problems: list[P
     return inputs
 
 
+def _input_failed(label: str, err: Exception) -> Problem:
+    return Problem(
+        object=label,
+        message=f"reading this input failed ({type(err).__name__}: {clean_text(str(err), limit=300)}); "
+        "its tests are missing from the report",
+        hint="please report this with the input attached: it is a bug in ci-forensics",
+        severity="error",
+    )
+
+
+def _unique_uuids(found: list[Verdict], seen: set[str], problems: list[Problem]) -> list[Verdict]:
+    """Every test keeps its own identity: a uuid met twice (two results, the same zip given twice) is renamed."""
+    unique = []
+    for verdict in found:
+        uuid = verdict.test.uuid
+        if uuid in seen:
+            number = 2
+            while f"{uuid}#{number}" in seen:
+                number += 1
+            renamed = f"{uuid}#{number}"
+            problems.append(
+                Problem(
+                    object=f"{verdict.test.input_label}: test '{verdict.test.name}'",
+                    message=f"uuid '{uuid}' is used by another test too; this one is shown as '{renamed}'",
+                    hint="each Allure result needs its own uuid; was the same result given twice?",
+                    test=renamed,
+                )
+            )
+            seen.add(renamed)
+            unique.append(replace(verdict, test=replace(verdict.test, uuid=renamed)))
+            continue
+        seen.add(uuid)
+        unique.append(verdict)
+    return unique
+
+
 def _open_fetched(files: Sequence[FetchedFile], problems: list[Problem]) -> list[tuple[Input, FetchedFile]]:
     opened: list[tuple[Input, FetchedFile]] = []
     for fetched in files:
@@ -121,7 +165,9 @@ def _open_fetched(files: Sequence[FetchedFile], problems: list[Problem]) -> list
 
 
 def _log_input(path: Path, fetched: FetchedFile) -> LogInput:
-    return LogInput(path=str(path), label=fetched.label, open=lambda: path.open("rb"), name=fetched.item_name)
+    return LogInput(
+        path=str(path), label=fetched.label, open=lambda: open_regular(path), name=fetched.item_name
+    )
 
 
 def _raise_nothing_readable(problems: list[Problem]) -> None:

@@ -2,6 +2,8 @@
 
 `load_saved_report` gives the raw document (rule tools read it as data); `load_report` rebuilds the
 `Report` model from it, so annotate, record and reanalyze work on a report saved by an earlier run.
+A saved report is input like any other: its size is bounded, each test is its own fault boundary (a
+damaged one is left out with a problem), and times and names are checked as the Allure reader checks them.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from forensics.errors import ResultsError
+from forensics.inputs.archive import open_regular
+from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 from forensics.model import (
     Category,
     Evidence,
@@ -35,14 +39,23 @@ from forensics.model import (
 )
 
 _HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
+MAX_REPORT_BYTES = 512 * 1024 * 1024
+_DAMAGED = (KeyError, TypeError, ValueError, AttributeError)
 
 
-def load_saved_report(path: str | os.PathLike[str]) -> dict[str, Any]:
+def load_saved_report(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPORT_BYTES) -> dict[str, Any]:
     """The report's JSON document; ResultsError when the file is not a schema 1.x report."""
     path = Path(path)
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        with open_regular(path) as stream:
+            raw = stream.read(max_bytes + 1)
+        if len(raw) > max_bytes:
+            raise ResultsError(
+                f"report '{path}' is larger than {max_bytes // (1024 * 1024)} MiB; it was not read",
+                hint=_HINT,
+            )
+        document = json.loads(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise ResultsError(f"cannot read report '{path}': {err}", hint=_HINT) from err
     if not isinstance(document, dict) or not str(document.get("schema_version", "")).startswith("1."):
         raise ResultsError(f"'{path}' is not a ci-forensics JSON report (schema 1.x)", hint=_HINT)
@@ -54,13 +67,30 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     document = load_saved_report(path)
     try:
         return report_from_dict(document)
-    except (KeyError, TypeError, ValueError, AttributeError) as err:
+    except _DAMAGED as err:
         raise ResultsError(f"report '{path}' is damaged: {err!r}", hint=_HINT) from err
 
 
 def report_from_dict(document: dict[str, Any]) -> Report:
-    """Inverse of `render.json_report.report_to_dict` (fields the JSON does not carry get defaults)."""
+    """Inverse of `render.json_report.report_to_dict` (fields the JSON does not carry get defaults).
+
+    A damaged test is left out with a problem naming it, and so is its place in the groups.
+    """
     context = document.get("context")
+    damaged: list[Problem] = []
+    verdicts = []
+    for number, test in enumerate(_list(document.get("tests", [])), start=1):
+        try:
+            verdicts.append(_verdict(test, damaged))
+        except _DAMAGED as err:
+            damaged.append(
+                Problem(
+                    object=f"saved report: test {number}",
+                    message=f"damaged ({text_of(repr(err), limit=200)}); left out",
+                    hint=_HINT,
+                )
+            )
+    known = {verdict.test.uuid for verdict in verdicts}
     return Report(
         inputs=tuple(
             InputInfo(
@@ -74,18 +104,19 @@ def report_from_dict(document: dict[str, Any]) -> Report:
             )
             for item in document.get("inputs", [])
         ),
-        verdicts=tuple(_verdict(test) for test in document.get("tests", [])),
+        verdicts=tuple(verdicts),
         groups=tuple(
             Group(
                 kind=group["kind"],
                 key=group["key"],
                 title=group["title"],
                 category=group.get("category") or "",
-                test_uuids=tuple(group["tests"]),
+                test_uuids=tuple(uuid for uuid in group["tests"] if uuid in known),
             )
             for group in document.get("groups", [])
+            if any(uuid in known for uuid in group["tests"])
         ),
-        problems=tuple(_problem(problem) for problem in document.get("problems", [])),
+        problems=(*(_problem(problem) for problem in document.get("problems", [])), *damaged),
         rules_loaded=int(document.get("summary", {}).get("rules_loaded", 0)),
         context=_context(context) if isinstance(context, dict) and context.get("run_id") else None,
     )
@@ -121,17 +152,18 @@ def _context(data: dict[str, Any]) -> RunContext:
     )
 
 
-def _verdict(data: dict[str, Any]) -> Verdict:
+def _verdict(data: dict[str, Any], problems: list[Problem]) -> Verdict:
     fingerprint = data.get("fingerprint")
     root_cause = data.get("root_cause")
+    uuid = _required_text(data["id"])
     test = TestCase(
-        uuid=data["id"],
-        name=data["name"],
-        full_name=data.get("full_name", ""),
+        uuid=uuid,
+        name=_required_text(data["name"]),
+        full_name=text_of(data.get("full_name", "")),
         status=Status.parse(data.get("status")),
-        input_label=data.get("input", ""),
-        message=data.get("message", ""),
-        history_id=data.get("history_id") or "",
+        input_label=text_of(data.get("input", "")),
+        message=text_of(data.get("message", ""), limit=MAX_TEXT_CHARS),
+        history_id=text_of(data.get("history_id") or ""),
         links=tuple(
             Link(type=link["type"], name=link.get("name", ""), url=link.get("url", ""))
             for link in data.get("links", [])
@@ -142,9 +174,9 @@ def _verdict(data: dict[str, Any]) -> Verdict:
         ),
         labels=tuple((label["name"], label["value"]) for label in data.get("labels", [])),
         parameters=tuple((param["name"], param["value"]) for param in data.get("parameters", [])),
-        start=data.get("start"),
-        stop=data.get("stop"),
-        retries=int(data.get("retries", 0)),
+        start=_time(data, "start", uuid, problems),
+        stop=_time(data, "stop", uuid, problems),
+        retries=count_of(data.get("retries"), field="retries"),
         previous_statuses=tuple(Status.parse(status) for status in data.get("previous_statuses", [])),
         logs=tuple(
             LogRef(
@@ -172,6 +204,26 @@ def _likely_cause(data: Any) -> LikelyCause | None:
     if not isinstance(data, dict) or not isinstance(data.get("evidence"), dict):
         return None
     return LikelyCause(reason=str(data.get("reason", "")), evidence=_evidence(data["evidence"]))
+
+
+def _list(value: object) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, not {type(value).__name__}")
+    return value
+
+
+def _required_text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected text, not {type(value).__name__}")
+    return text_of(value)
+
+
+def _time(data: dict[str, Any], field: str, uuid: str, problems: list[Problem]) -> int | None:
+    try:
+        return epoch_milliseconds(data.get(field), field=f'"{field}"')
+    except BadValueError as err:
+        problems.append(Problem(object=f"saved report: test '{uuid}'", message=f"{err}; ignored", test=uuid))
+        return None
 
 
 def _finding(data: dict[str, Any]) -> Finding:

@@ -21,9 +21,9 @@ from forensics.engine.likely import FATAL_REASONS, LikelyLine, LikelyReason, dec
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
-from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MESSAGE_RANK, read_allure
+from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MESSAGE_RANK, read_allure
 from forensics.inputs.archive import Archive, ZipArchive
-from forensics.inputs.discover import Input, LogInput
+from forensics.inputs.discover import Input, LogInput, printable_path
 from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
 
@@ -42,6 +42,7 @@ class AnalyzeOptions:
 
     log_attachments: tuple[str, ...] = DEFAULT_LOG_ATTACHMENTS
     limits: ScanLimits = field(default_factory=ScanLimits)
+    max_result_bytes: int = MAX_JSON_BYTES  # one Allure result or container file
     use_literals: bool = True  # False: every line through every pattern (the plain path, for checks)
     jobs: int = field(default_factory=default_jobs)
     process_threshold: int = PROCESS_THRESHOLD
@@ -75,15 +76,24 @@ class InputSession:
             self.problems.extend(self.item.problems)
             return [_log_test(self.item)]
         archive = self.item
-        results = read_allure(archive, log_attachments=self.options.log_attachments)
+        results = read_allure(
+            archive,
+            log_attachments=self.options.log_attachments,
+            max_json_bytes=self.options.max_result_bytes,
+        )
         self.problems.extend(archive.problems)
         self.problems.extend(results.problems)
         if not results.tests:
+            files = sum(1 for name in archive.names() if name.endswith("-result.json"))
             self.problems.append(
                 Problem(
                     object=archive.label,
-                    message="holds no Allure results (*-result.json)",
-                    hint="check that the test step ran with --alluredir and uploaded that folder",
+                    message=f"none of its {files} Allure result file(s) could be read (see the problems above)"
+                    if files
+                    else "holds no Allure results (*-result.json)",
+                    hint="download the artifact again; if it is whole, the test run was killed while writing"
+                    if files
+                    else "check that the test step ran with --alluredir and uploaded that folder",
                     severity="error",
                 )
             )
@@ -279,14 +289,22 @@ def _where(ref: LogRef) -> str:
 
 
 def _log_test(item: LogInput) -> TestCase:
-    name = item.name or (posixpath.basename(item.path) if item.path != "-" else "stdin")
+    name = item.name or (posixpath.basename(printable_path(item.path)) if item.path != "-" else "stdin")
     return TestCase(
         uuid=f"log:{item.label}",
         name=name,
         full_name=item.label,
         status=Status.FAILED,
         input_label=item.label,
-        logs=(LogRef(input_label=item.label, source=item.path, attachment=name, location="file", rank=0),),
+        logs=(
+            LogRef(
+                input_label=item.label,
+                source=printable_path(item.path),
+                attachment=name,
+                location="file",
+                rank=0,
+            ),
+        ),
         origin="log",
     )
 

@@ -1,7 +1,10 @@
 """A small safe arithmetic language for derived values; parsed with `ast`, evaluated by our own walker.
 
 Only numbers, value names, `+ - * / // % **`, parentheses and a few functions are allowed, so a rule
-file can compute "how much memory was missing" without ever reaching Python's `eval`.
+file can compute "how much memory was missing" without ever reaching Python's `eval`. Work is bounded: an
+expression has at most MAX_SOURCE_CHARS characters and MAX_NODES steps, and no whole number in it may grow
+past MAX_BITS bits (about 300 digits), so `((10**64)**64)**64` is undefined at once instead of running for
+minutes (see docs/limits.md).
 """
 
 from __future__ import annotations
@@ -33,6 +36,15 @@ _BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
     ast.Pow: lambda a, b: a**b,
 }
 _MAX_EXPONENT = 64  # keeps `10 ** 10 ** 10` from eating the machine
+MAX_SOURCE_CHARS = 1000
+MAX_NODES = 200  # constants, names, operators and calls: each is one evaluation step
+MAX_DEPTH = 32  # nesting of the tree; the walkers recurse, so this also keeps them far from the stack limit
+MAX_BITS = 1024  # the largest whole number any step may produce (a float tops out near 2**1024 as well)
+_MAX_ROUND_DIGITS = 64
+
+
+class _TooLargeError(ArithmeticError):
+    """A step would produce a number past MAX_BITS: the value is undefined."""
 
 
 class _MissingValueError(Exception):
@@ -50,26 +62,63 @@ class Expression:
     @classmethod
     def parse(cls, source: str) -> Expression:
         """Parse and validate; raise ValueError naming the first construct that is not allowed."""
+        if len(source) > MAX_SOURCE_CHARS:
+            raise ValueError(
+                f"longer than {MAX_SOURCE_CHARS} characters; split it into several derived values"
+            )
         try:
             tree = ast.parse(source.strip(), mode="eval").body
         except SyntaxError as err:
             raise ValueError(f"not an expression: {err.msg}") from err
+        except (RecursionError, MemoryError) as err:  # the parser's own nesting limit
+            raise ValueError("nested too deeply") from err
+        _check_size(tree)
         names: set[str] = set()
         _validate(tree, names)
         return cls(source=source, tree=tree, names=frozenset(names))
 
     def evaluate(self, values: Mapping[str, Value]) -> Number | None:
-        """The result, or None when a needed value is missing or the arithmetic is undefined."""
+        """The result, or None when a needed value is missing or the arithmetic is undefined (or too large)."""
         try:
             return _evaluate(self.tree, values)
-        except (_MissingValueError, ZeroDivisionError, OverflowError, ValueError, TypeError):
+        except (
+            _MissingValueError,
+            ArithmeticError,  # ZeroDivisionError, OverflowError, _TooLargeError
+            ValueError,
+            TypeError,
+            RecursionError,
+        ):
             return None
+
+
+def _check_size(tree: ast.expr) -> None:
+    """At most MAX_NODES steps nested at most MAX_DEPTH deep, counted without recursion."""
+    nodes = 0
+    frontier: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while frontier:
+        node, depth = frontier.pop()
+        if isinstance(node, ast.expr_context | ast.operator | ast.unaryop):
+            continue
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise ValueError(f"more than {MAX_NODES} steps; split it into several derived values")
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+        frontier.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+
+
+def _bounded(value: Number) -> Number:
+    if isinstance(value, int) and value.bit_length() > MAX_BITS:
+        raise _TooLargeError("number too large")
+    return value
 
 
 def _validate(node: ast.expr, names: set[str]) -> None:
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise ValueError(f"only numbers are allowed as constants, not {node.value!r}")
+        if isinstance(node.value, int) and node.value.bit_length() > MAX_BITS:
+            raise ValueError(f"the number {str(node.value)[:20]}… is larger than 2**{MAX_BITS}")
     elif isinstance(node, ast.Name):
         names.add(node.id)
     elif isinstance(node, ast.BinOp):
@@ -97,24 +146,42 @@ def _evaluate(node: ast.expr, values: Mapping[str, Value]) -> Number:
         value = node.value
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError("not a number")
-        return value
+        return _bounded(value)
     if isinstance(node, ast.Name):
         value = values.get(node.id)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise _MissingValueError(node.id)
-        return value
+        return _bounded(value)
     if isinstance(node, ast.BinOp):
         left = _evaluate(node.left, values)
         right = _evaluate(node.right, values)
-        if isinstance(node.op, ast.Pow) and abs(right) > _MAX_EXPONENT:
-            raise ValueError("exponent too large")
-        return _BINARY[type(node.op)](left, right)
+        _refuse_large(node.op, left, right)
+        return _bounded(_BINARY[type(node.op)](left, right))
     if isinstance(node, ast.UnaryOp):
         operand = _evaluate(node.operand, values)
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         arguments = [_evaluate(argument, values) for argument in node.args]
         if node.func.id == "round" and len(arguments) == 2:
-            return round(arguments[0], int(arguments[1]))
-        return _FUNCTIONS[node.func.id](*arguments)
+            digits = int(arguments[1])
+            if abs(digits) > _MAX_ROUND_DIGITS:  # round(5, -10**9) would build 10**(10**9)
+                raise ValueError("round() to too many digits")
+            return _bounded(round(arguments[0], digits))
+        return _bounded(_FUNCTIONS[node.func.id](*arguments))
     raise ValueError("unexpected node")  # unreachable after _validate
+
+
+def _refuse_large(operator: ast.operator, left: Number, right: Number) -> None:
+    """Before a step that could build a huge whole number: would its result pass MAX_BITS?"""
+    if isinstance(operator, ast.Pow):
+        if abs(right) > _MAX_EXPONENT:
+            raise ValueError("exponent too large")
+        if isinstance(left, int) and isinstance(right, int) and left.bit_length() * right > MAX_BITS + right:
+            raise _TooLargeError("power too large")
+    elif (
+        isinstance(operator, ast.Mult)
+        and isinstance(left, int)
+        and isinstance(right, int)
+        and left.bit_length() + right.bit_length() > MAX_BITS + 1
+    ):
+        raise _TooLargeError("product too large")

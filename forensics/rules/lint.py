@@ -1,7 +1,8 @@
 """`rules lint`: what a rule author should fix before a rule ships.
 
 Errors: a file that does not load (schema, bad regex, duplicate id), an example that fails, a pattern that
-gives up on a pathological 1 MB line. Warnings: no near misses, no literal for the pre-filter, and two
+gives up on a pathological 1 MB line, a repeat shaped to backtrack exponentially (`(a+)+`, `(a|aa)+$`:
+rules/backtracking.py). Warnings: no near misses, no literal for the pre-filter, and two
 causes of equal priority that both match one example (the tie is then decided by line order alone).
 """
 
@@ -18,6 +19,7 @@ from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
 from forensics.model import RuleKind
 from forensics.progress import StepProgress
+from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.loader import collect_rules
 from forensics.rules.model import Rule, RuleSet
 from forensics.rules.selftest import check_rule, scan_example
@@ -31,7 +33,7 @@ class LintFinding:
     """One thing a rule author should look at."""
 
     severity: str  # "error" or "warning"
-    check: str  # "schema", "examples", "timeout", "near-misses", "prefilter", "ambiguous"
+    check: str  # "schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"
     rule_id: str
     path: str
     message: str
@@ -90,6 +92,13 @@ def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintF
     ):
         for number, pattern in enumerate(patterns, start=1):
             literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
+            for shape in backtracking_repeats(pattern.pattern, ignore_case=rule.ignore_case):
+                add(
+                    "error",
+                    "backtracking",
+                    f"{role}[{number}] has {shape}: it can take seconds on one line; make the repeat "
+                    "unambiguous (a separator the inner repeat cannot match, disjoint alternatives) or bound it",
+                )
             if literals is None:
                 add(
                     "warning",

@@ -1,6 +1,7 @@
 """Summary templates: `{name}`, `{name:.2f}` and `{name|fallback}`, filled from a finding's values.
 
-Own parser rather than `str.format`, whose `{x.__class__}` field syntax a rule file must not reach.
+Own parser rather than `str.format`, whose `{x.__class__}` field syntax a rule file must not reach. A
+spec's width and precision are capped at MAX_SPEC_NUMBER: `{v:>2000000000}` would build a 2 GB string.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ _PLACEHOLDER = regex.compile(
     r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<spec>[^{}|]*))?(?:\|(?P<fallback>[^{}]*))?\}"
 )
 MISSING = "?"
+MAX_SPEC_NUMBER = 100
+_SPEC_NUMBER = regex.compile(r"\d+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,13 @@ class Template:
             if token in ("{{", "}}"):
                 parts.append(token[0])
             else:
-                parts.append(Placeholder(match["name"], match["spec"] or "", match["fallback"]))
+                spec = match["spec"] or ""
+                if not _spec_fits(spec):
+                    raise ValueError(
+                        f"format spec {spec[:30]!r} of {{{match['name']}}}: widths and precisions go up to "
+                        f"{MAX_SPEC_NUMBER}"
+                    )
+                parts.append(Placeholder(match["name"], spec, match["fallback"]))
             position = match.end()
         tail = source[position:]
         _reject_stray_braces(tail)
@@ -76,7 +85,7 @@ class Template:
 
 def format_value(value: Value, spec: str = "") -> str:
     """Numbers without float noise (0.33, not 0.32999999999999829); specs applied when they fit."""
-    if spec:
+    if spec and _spec_fits(spec):
         try:
             return format(value, spec)
         except (ValueError, TypeError):
@@ -87,6 +96,11 @@ def format_value(value: Value, spec: str = "") -> str:
         text = f"{value:.4f}".rstrip("0").rstrip(".")
         return text if text not in ("-0", "") else "0"
     return str(value)
+
+
+def _spec_fits(spec: str) -> bool:
+    """Whether every width and precision in the spec is at most MAX_SPEC_NUMBER."""
+    return all(len(number) <= 3 and int(number) <= MAX_SPEC_NUMBER for number in _SPEC_NUMBER.findall(spec))
 
 
 def _reject_stray_braces(literal: str) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from forensics.errors import ResultsError
-from forensics.inputs.archive import DirectoryArchive, ZipArchive, safe_entry_name
+from forensics.inputs.archive import DirectoryArchive, ZipArchive, open_regular, safe_entry_name
 from forensics.inputs.discover import Input, LogInput
 from forensics.model import Evidence, InputInfo, Report, Verdict
 from forensics.report.redact import Redactor
@@ -34,7 +34,7 @@ LINES_AFTER = 49
 MAX_WINDOW_BYTES = 64 * 1024
 MAX_LINE_BYTES = 2000
 MAX_MESSAGE_CHARS = 8000
-MAX_TAIL_SCAN_BYTES = 512 * 1024 * 1024
+DEFAULT_MAX_LOG_BYTES = 512 * 1024 * 1024  # the analysis's default `--max-log-size`
 PROBE_BYTES_PER_LOG = 1024 * 1024
 PROBE_BYTES_PER_INPUT = 16 * 1024 * 1024
 _PROBE_HINTS = (b"NVIDIA", b"Tesla", b"Instinct", b"MiB", b"GiB")
@@ -66,8 +66,13 @@ class Gathered:
     gpu_facts: dict[str, tuple[Fact, ...]]
 
 
-def gather_evidence(report: Report, *, redactor: Redactor) -> Gathered:
-    """Read each input once more (when it is still there) for the evidence windows and the GPU facts."""
+def gather_evidence(
+    report: Report, *, redactor: Redactor, max_log_bytes: int = DEFAULT_MAX_LOG_BYTES
+) -> Gathered:
+    """Read each input once more (when it is still there) for the evidence windows and the GPU facts.
+
+    No log is read past `max_log_bytes`, the analysis's own limit: the evidence lies within what it read.
+    """
     logs: dict[str, EvidenceLog] = {}
     gpu_facts: dict[str, tuple[Fact, ...]] = {}
     for info in report.inputs:
@@ -83,7 +88,7 @@ def gather_evidence(report: Report, *, redactor: Redactor) -> Gathered:
                 for finding in (verdict.root_cause, *verdict.symptoms):
                     if finding is not None:
                         finder.add_values(finding.fields)
-                log = _evidence_log(verdict, info, opened, redactor, identity)
+                log = _evidence_log(verdict, info, opened, redactor, identity, max_log_bytes)
                 finder.add_lines(log.text.splitlines())
                 logs[verdict.test.uuid] = log
             if opened is not None and not finder.complete:
@@ -104,14 +109,19 @@ def _reopen(info: InputInfo) -> Input | None:
         if info.kind == "directory" and location.is_dir():
             return DirectoryArchive(location, label=info.label)  # no listing: only named entries are opened
         if info.kind == "log" and location.is_file():
-            return LogInput(path=info.path, label=info.label, open=lambda: location.open("rb"))
+            return LogInput(path=info.path, label=info.label, open=lambda: open_regular(location))
     except ResultsError:
         return None
     return None
 
 
 def _evidence_log(
-    verdict: Verdict, info: InputInfo, opened: Input | None, redactor: Redactor, identity: str
+    verdict: Verdict,
+    info: InputInfo,
+    opened: Input | None,
+    redactor: Redactor,
+    identity: str,
+    max_log_bytes: int,
 ) -> EvidenceLog:
     test = verdict.test
     evidence = _evidence(verdict)
@@ -125,7 +135,7 @@ def _evidence_log(
         source, attachment, location = best.source, best.attachment, best.location
     if opened is not None and source:
         with suppress(*_READ_ERRORS), _open(opened, source) as stream:
-            numbered = _window(stream, evidence.line if evidence is not None else None)
+            numbered = _window(stream, evidence.line if evidence is not None else None, max_log_bytes)
     if not numbered and evidence is not None:  # the input is gone: keep the excerpt the report has
         numbered = [(line.number, line.text) for line in evidence.excerpt] or [(evidence.line, evidence.text)]
     text = redactor.text("\n".join(text for _, text in numbered))
@@ -166,10 +176,10 @@ def _open(opened: Input, source: str) -> BinaryIO:
     return opened.open(name)
 
 
-def _window(stream: BinaryIO, target: int | None) -> list[tuple[int, str]]:
+def _window(stream: BinaryIO, target: int | None, max_bytes: int) -> list[tuple[int, str]]:
     """Lines around `target` (or the log's last lines), trimmed to MAX_WINDOW_BYTES from the far ends."""
     kept: deque[tuple[int, str]] = deque(maxlen=LINES_BEFORE + LINES_AFTER + 1)
-    for number, raw in _lines(stream, MAX_TAIL_SCAN_BYTES):
+    for number, raw in _lines(stream, max_bytes):
         if target is not None and number > target + LINES_AFTER:
             break
         kept.append((number, raw.decode("utf-8", "replace").rstrip("\r\n")))
@@ -195,7 +205,7 @@ def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[tuple[int, bytes]]:
             return
         read += len(raw)
         rest = raw
-        while not rest.endswith(b"\n"):
+        while not rest.endswith(b"\n") and read < max_bytes:  # a 2 GiB line without a newline stops here too
             rest = stream.readline(MAX_LINE_BYTES)
             if not rest:
                 break

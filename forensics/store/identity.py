@@ -3,7 +3,8 @@
 A path says nothing about content: a job log is overwritten by the next night's, a cached zip can be
 replaced. Each failing test's row keeps an identity of its input, computed when recording:
 
-- a plain log: `log:<size>:sha256:<hex>` of the whole file (the analysis has just read all of it);
+- a plain log: `log:<size>:sha256:<hex>` of the file's first 512 MiB (the default `--max-log-size`; a longer
+  log is told apart by its size too);
 - an artifact zip: `zip:<size>:<hex>`, a SHA-256 over the zip's central directory (every entry's name,
   CRC-32 and size), which reads only the directory at the end of the file, not the entries;
 - an allure-results folder: `directory:<hex>`, a SHA-256 over its files' relative paths and sizes.
@@ -19,7 +20,11 @@ import os
 import zipfile
 from pathlib import Path
 
+from forensics.inputs.archive import open_regular
+
 KINDS = ("log", "zip", "directory")
+MAX_HASHED_BYTES = 512 * 1024 * 1024
+_CHUNK_BYTES = 1024 * 1024
 _READ_ERRORS = (OSError, zipfile.BadZipFile, ValueError, EOFError)
 
 
@@ -27,9 +32,14 @@ def input_identity(path: str, kind: str) -> str:
     """The identity of the input of this `kind` at `path` now; "" when it cannot be read (or is stdin)."""
     try:
         if kind == "log":
-            with open(path, "rb") as stream:
-                digest = hashlib.file_digest(stream, "sha256")
-            return f"log:{os.path.getsize(path)}:sha256:{digest.hexdigest()}"
+            with open_regular(path) as stream:
+                size = os.fstat(stream.fileno()).st_size
+                digest = hashlib.sha256()
+                left = MAX_HASHED_BYTES
+                while left > 0 and (chunk := stream.read(min(_CHUNK_BYTES, left))):
+                    digest.update(chunk)
+                    left -= len(chunk)
+            return f"log:{size}:sha256:{digest.hexdigest()}"
         if kind == "zip":
             return f"zip:{os.path.getsize(path)}:{_zip_directory_digest(path)}"
         if kind == "directory":

@@ -2,6 +2,10 @@
 
 Aggregation over time and environment happens in Python on these rows: the number of failing tests in a
 year of nightlies is small (thousands), and dates in Python mean the same in SQLite and PostgreSQL.
+
+A store an older ci-forensics wrote may hold runs with a time no date can hold (a result's `"start":
+-1e18` was recorded as it was): every query leaves such runs out (VALID_TIME), and `skipped_rows` says
+how many there are, so one bad row never breaks `history` or `dashboard`.
 """
 
 from __future__ import annotations
@@ -11,10 +15,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from forensics.inputs.values import MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS
+from forensics.model import Problem
 from forensics.store.base import Store
 from forensics.store.environment import GPU_DIMENSIONS, Fact
 
 _CHUNK = 500  # ids per IN (...) list
+VALID_TIME = f" AND r.at BETWEEN {MIN_EPOCH_SECONDS} AND {MAX_EPOCH_SECONDS}"
+"""The SQL condition (on runs aliased `r`) that keeps only runs whose time a date can hold."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,7 +122,7 @@ def runs(store: Store, filters: Filters) -> list[RunRow]:
     where, parameters = filters.where()
     rows = store.query(
         "SELECT r.id, r.provider, r.repository, r.run_id, r.workflow, r.branch, r.head_sha, r.run_url, r.at"
-        f" FROM runs r WHERE 1 = 1{where} ORDER BY r.at, r.id",
+        f" FROM runs r WHERE 1 = 1{VALID_TIME}{where} ORDER BY r.at, r.id",
         parameters,
     )
     return [RunRow(*row) for row in rows]
@@ -128,10 +136,28 @@ def hits(store: Store, filters: Filters, *, key: str | None = None) -> list[HitR
         parameters.append(key)
     rows = store.query(
         "SELECT t.id, t.run, t.job, t.name, t.cause_kind, t.cause_key, r.at FROM tests t JOIN runs r ON r.id = t.run"
-        f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{where} ORDER BY r.at, t.id",
+        f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{VALID_TIME}{where} ORDER BY r.at, t.id",
         parameters,
     )
     return [HitRow(*row) for row in rows]
+
+
+def skipped_rows(store: Store) -> list[Problem]:
+    """What the queries leave out of this store because no date can hold it (see the module doc)."""
+    count = store.scalar(
+        f"SELECT COUNT(*) FROM runs r WHERE NOT (1 = 1{VALID_TIME})",
+    )
+    if not count:
+        return []
+    return [
+        Problem(
+            object=f"history store '{store.location}'",
+            message=f"{count} recorded run(s) have a time no date can hold (before 1970 or after 9999); "
+            "they are left out of every answer",
+            hint="an older ci-forensics recorded a broken Allure time as it was; this one checks times "
+            "when it reads results, so new recordings cannot add such runs",
+        )
+    ]
 
 
 def jobs(store: Store, run_pks: Iterable[int]) -> list[JobRow]:
@@ -158,7 +184,7 @@ def runner_gpus(store: Store) -> dict[str, frozenset[Fact]]:
     latest: dict[tuple[str, str], tuple[int, str]] = {}
     for runner, dimension, value, at in store.query(
         "SELECT j.runner_name, f.dimension, f.value, MAX(r.at) FROM job_facts f JOIN jobs j ON j.id = f.job"
-        f" JOIN runs r ON r.id = j.run WHERE j.runner_name <> '' AND f.dimension IN ({dimensions})"
+        f" JOIN runs r ON r.id = j.run WHERE j.runner_name <> '' AND f.dimension IN ({dimensions}){VALID_TIME}"
         " GROUP BY j.runner_name, f.dimension, f.value",
         GPU_DIMENSIONS,
     ):
@@ -190,11 +216,15 @@ def findings(store: Store, test_pks: Iterable[int]) -> dict[int, FindingRow]:
                 category=category,
                 summary=summary,
                 advice=advice,
-                tickets=tuple((item["key"], item["url"]) for item in json.loads(tickets)),
+                tickets=tuple(
+                    (str(item["key"]), str(item["url"])) for item in json_items(tickets, ("key", "url"))
+                ),
                 attachment=attachment,
                 line=line,
                 text=text,
-                excerpt=tuple((item["line"], item["text"]) for item in json.loads(excerpt)),
+                excerpt=tuple(
+                    (int(item["line"]), str(item["text"])) for item in json_items(excerpt, ("line", "text"))
+                ),
             )
     return found
 
@@ -239,10 +269,23 @@ def passed_after_retries(store: Store, filters: Filters, *, since: int, until: i
     )
     found = []
     for repo, sha, key, name, previous in rows:
-        failures = sum(1 for status in json.loads(previous) if status in ("failed", "broken"))
+        failures = sum(1 for status in _json_list(previous) if status in ("failed", "broken"))
         if failures:
             found.append(OutcomeGroup(repo, sha, key, name, 1, failures, 1, ()))
     return found
+
+
+def json_items(text: str | None, keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The objects of a stored JSON list that have every key; a damaged column reads as an empty list."""
+    return [item for item in _json_list(text) if isinstance(item, dict) and all(key in item for key in keys)]
+
+
+def _json_list(text: str | None) -> list[Any]:
+    try:
+        value = json.loads(text or "[]")
+    except (ValueError, RecursionError):
+        return []
+    return value if isinstance(value, list) else []
 
 
 def _distinct(low: str | None, high: str | None) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from typing import Any
 from forensics.model import Evidence, Report
 from forensics.report.redact import Redactor
 from forensics.store.base import Store
-from forensics.store.evidence import EvidenceLog, gather_evidence
+from forensics.store.evidence import DEFAULT_MAX_LOG_BYTES, EvidenceLog, gather_evidence
 from forensics.store.recording import FindingRecord, JobRecord, Recording, TestRecord, recording_of
 from forensics.store.runs import LOCAL_PROVIDER, RunRecord
 from forensics.version import __version__
@@ -34,10 +34,18 @@ class RecordResult:
 
 
 def record_report(
-    store: Store, report: Report, *, redactor: Redactor | None = None, now: datetime | None = None
+    store: Store,
+    report: Report,
+    *,
+    redactor: Redactor | None = None,
+    now: datetime | None = None,
+    max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> RecordResult:
-    """Record a report, with the evidence text and GPU facts read again from its inputs when they are there."""
-    gathered = gather_evidence(report, redactor=redactor or Redactor())
+    """Record a report, with the evidence text and GPU facts read again from its inputs when they are there.
+
+    `max_log_bytes` is the analysis's own limit (`--max-log-size`): no log is read further when recording.
+    """
+    gathered = gather_evidence(report, redactor=redactor or Redactor(), max_log_bytes=max_log_bytes)
     return record(store, recording_of(report, gathered=gathered, now=now), now=now)
 
 

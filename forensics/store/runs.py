@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from forensics.inputs.values import MAX_EPOCH_MS, MIN_EPOCH_MS, epoch_seconds_in_range
 from forensics.model import Report
 
 LOCAL_PROVIDER = "local"
@@ -94,7 +95,12 @@ def _file_identity(path: str) -> str:
 
 
 def _earliest_start(report: Report) -> int | None:
-    starts = [v.test.start for v in report.verdicts if v.test.start]
+    """The earliest test start a date can hold (a library caller's Report may carry any number)."""
+    starts = [
+        v.test.start
+        for v in report.verdicts
+        if isinstance(v.test.start, int) and MIN_EPOCH_MS < v.test.start <= MAX_EPOCH_MS
+    ]
     return min(starts) // 1000 if starts else None
 
 
@@ -103,6 +109,7 @@ def _epoch(iso: str) -> int | None:
         return None
     try:
         moment = datetime.fromisoformat(iso)
-    except ValueError:
+        seconds = int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
+    except (ValueError, OverflowError):
         return None
-    return int((moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp())
+    return seconds if epoch_seconds_in_range(seconds) else None

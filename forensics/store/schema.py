@@ -11,6 +11,7 @@ the same DDL means the same thing in SQLite and PostgreSQL.
 from __future__ import annotations
 
 from forensics.errors import StoreError, StoreNotFoundError
+from forensics.inputs.values import clean_text
 from forensics.store.base import MISSING_HINT, Store
 from forensics.version import __version__
 
@@ -138,7 +139,16 @@ def require_current(store: Store) -> None:
 
 def _version(store: Store) -> tuple[int, str]:
     rows = store.query("SELECT version, tool_version FROM schema_version ORDER BY version DESC LIMIT 1")
-    return (int(rows[0][0]), str(rows[0][1])) if rows else (0, "")
+    if not rows:
+        return 0, ""
+    version, writer = rows[0]
+    if isinstance(version, bool) or not isinstance(version, int):  # SQLite keeps 'abc' in an INTEGER column
+        raise StoreError(
+            f"history store '{store.location}' has a schema version that is not a number: "
+            f"{clean_text(repr(version), limit=40)}",
+            hint="the schema_version table was edited by hand or damaged; restore the store from a backup",
+        )
+    return version, clean_text(str(writer), limit=40)
 
 
 def _refuse_newer(store: Store, version: int, writer: str) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from forensics.store.base import Store
-from forensics.store.queries import Filters
+from forensics.store.queries import VALID_TIME, Filters, json_items
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +44,7 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
         " e.message"
         " FROM tests t JOIN runs r ON r.id = t.run"
         " LEFT JOIN findings f ON f.test = t.id LEFT JOIN evidence_logs e ON e.test = t.id"
-        f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{where} ORDER BY r.at, t.id",
+        f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{VALID_TIME}{where} ORDER BY r.at, t.id",
         parameters,
     )
     failures = []
@@ -59,7 +58,9 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
                 status=status,
                 cause_kind=kind,
                 cause_key=key,
-                tickets=tuple((item["key"], item["url"]) for item in json.loads(tickets or "[]")),
+                tickets=tuple(
+                    (str(item["key"]), str(item["url"])) for item in json_items(tickets, ("key", "url"))
+                ),
                 run_url=run_url,
                 run_at=run_at,
                 test_uuid=uuid or "",
