@@ -17,7 +17,7 @@ from forensics.annotate.sections import History
 from forensics.annotate.targets import TargetOptions, resolve_targets
 from forensics.errors import AuthenticationError, NotFoundError, RateLimitedError, ServiceError
 from forensics.model import Problem, Report
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.sinks.base import CommentBody, ExistingComment, Target, TicketSink
 
 
@@ -98,6 +98,7 @@ def annotate_report(
         ),
     )
     compose_options = ComposeOptions(scope=options.scope, history=history, redactor=options.redactor)
+    report = redact_report(report, options.redactor)  # posted text leaves the machine: this run's secrets too
     outcomes = []
     for linked in resolution.targets:
         target = linked.target

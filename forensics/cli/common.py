@@ -20,7 +20,7 @@ from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Report
 from forensics.render import RENDERERS
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
@@ -49,9 +49,10 @@ def translate_errors(command: _F) -> _F:
 def show_error(err: ForensicsError) -> None:
     """`Error: …` and `Hint: …` on stderr."""
     console = Console(stderr=True, highlight=False)
-    console.out(f"Error: {err.message}", highlight=False)
+    redactor = Redactor.from_environment(os.environ)  # a message may quote a URL, a header or a log line
+    console.out(f"Error: {redactor.text(err.message)}", highlight=False)
     if err.hint:
-        console.out(f"Hint: {err.hint}", highlight=False)
+        console.out(f"Hint: {redactor.text(err.hint)}", highlight=False)
 
 
 def parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> int:
@@ -189,8 +190,8 @@ report_options = option_group(_REPORT_OPTIONS, into="settings", build=ReportSett
 
 
 def emit(report: Report, output_format: str, output: Path | None) -> None:
-    """Render the report in one format to a file or stdout."""
-    rendered = RENDERERS[output_format](report)
+    """Render the report in one format to a file or stdout, redacted once more (a saved report may be older)."""
+    rendered = RENDERERS[output_format](redact_report(report, Redactor.from_environment(os.environ)))
     if output is None:
         console = Console(highlight=False)
         if isinstance(rendered, str):

@@ -17,6 +17,7 @@ from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import unique_slugs
 from forensics.errors import ConfigError
+from forensics.report.redact import Redactor, redact_data
 
 INDEX = "index.html"
 DATA = "data.json"
@@ -43,8 +44,15 @@ def cause_paths(dashboard: Dashboard) -> dict[str, str]:
     return {key: f"{CAUSES}/{slug}.html" for key, slug in slugs.items()}
 
 
-def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Site:
-    """Render every page from the dashboard document, without touching the disk (but for the packaged assets)."""
+def build_site(
+    data: Mapping[str, Any], *, source: str = "dashboard data", redactor: Redactor | None = None
+) -> Site:
+    """Render every page from the dashboard document, without touching the disk (but for the packaged assets).
+
+    Every string of the document passes the redactor first: a store an older version wrote, or a data.json
+    from elsewhere, may hold what this version redacts.
+    """
+    data = redact_data(dict(data), redactor or Redactor())
     dashboard = parse_dashboard(data, source=source)
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
@@ -59,13 +67,19 @@ def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Si
     return Site(dashboard=dashboard, files=tuple(files))
 
 
-def write_dashboard(data: Mapping[str, Any], out_dir: Path, *, source: str = "dashboard data") -> list[Path]:
+def write_dashboard(
+    data: Mapping[str, Any],
+    out_dir: Path,
+    *,
+    source: str = "dashboard data",
+    redactor: Redactor | None = None,
+) -> list[Path]:
     """Write the site into `out_dir` (created if needed) and return the files written, index.html first.
 
     Cause pages an earlier build wrote for causes that are gone are removed, so no stale page stays reachable
     by its old address; files this tool did not write are left alone.
     """
-    site = build_site(data, source=source)
+    site = build_site(data, source=source, redactor=redactor)
     written = []
     try:
         for relative, text in site.files:

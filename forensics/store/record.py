@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from forensics.model import Evidence, Report
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.store.base import Store
 from forensics.store.evidence import EvidenceLog, gather_evidence
 from forensics.store.recording import FindingRecord, JobRecord, Recording, TestRecord, recording_of
@@ -37,7 +37,9 @@ def record_report(
     store: Store, report: Report, *, redactor: Redactor | None = None, now: datetime | None = None
 ) -> RecordResult:
     """Record a report, with the evidence text and GPU facts read again from its inputs when they are there."""
-    gathered = gather_evidence(report, redactor=redactor or Redactor())
+    redactor = redactor or Redactor()
+    report = redact_report(report, redactor)  # rows outlive the run and are read by every dashboard
+    gathered = gather_evidence(report, redactor=redactor)
     return record(store, recording_of(report, gathered=gathered, now=now), now=now)
 
 
