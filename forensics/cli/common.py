@@ -20,6 +20,7 @@ from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Report
 from forensics.render import RENDERERS
+from forensics.render.escape import defuse_workflow_commands
 from forensics.report.redact import Redactor, redact_report
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
@@ -196,13 +197,15 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
         console = Console(highlight=False)
         if isinstance(rendered, str):
             console.out(rendered, end="", highlight=False)
-        else:
-            console.print(rendered)
+        else:  # rendered with this terminal's colours and width, then kept from reading as workflow commands
+            with console.capture() as captured:
+                console.print(rendered)
+            sys.stdout.write(defuse_workflow_commands(captured.get()))
         return
     if not isinstance(rendered, str):
         buffer = io.StringIO()
         Console(file=buffer, width=120, no_color=True, highlight=False).print(rendered)
-        rendered = buffer.getvalue()
+        rendered = defuse_workflow_commands(buffer.getvalue())
     write_text(output, rendered)
 
 

@@ -74,16 +74,25 @@ def utf8_stream(stream: BinaryIO) -> BinaryIO:
     """The stream as UTF-8 bytes: UTF-16 (by its byte order mark) transcoded, a UTF-8 mark dropped."""
     start = stream.tell() if stream.seekable() else 0
     head = stream.read(_SAMPLE)
-    for bom, encoding in _BOMS:
-        if head.startswith(bom) and _plausible(head[len(bom) :], encoding):
-            rest = _Prefixed(head[len(bom) :], stream)
-            if encoding == "utf-8":
-                return io.BufferedReader(rest)
-            return io.BufferedReader(_Transcoded(io.BufferedReader(rest), encoding))
+    encoding = marked_encoding(head)
+    if encoding is not None:
+        bom = next(mark for mark, name in _BOMS if name == encoding)
+        rest = _Prefixed(head[len(bom) :], stream)
+        if encoding == "utf-8":
+            return io.BufferedReader(rest)
+        return io.BufferedReader(_Transcoded(io.BufferedReader(rest), encoding))
     if stream.seekable():  # the common case costs nothing: read on from the start, unwrapped
         stream.seek(start)
         return stream
     return io.BufferedReader(_Prefixed(head, stream))
+
+
+def marked_encoding(head: bytes) -> str | None:
+    """The encoding a byte order mark at the start of `head` names (UTF-16 only when it looks like text)."""
+    for bom, encoding in _BOMS:
+        if head.startswith(bom) and _plausible(head[len(bom) : _SAMPLE], encoding):
+            return encoding
+    return None
 
 
 def _plausible(sample: bytes, encoding: str) -> bool:

@@ -18,3 +18,9 @@ def defuse_workflow_commands(text: str) -> str:
     characters, the runner sees no command."""
     text = _LINE_START_COMMAND.sub(r"\1\\", text)
     return _LEGACY_COMMAND.sub(r"##\\[", text)
+
+
+def defuse_json_commands(text: str) -> str:
+    """Serialised JSON with `##[` written as `##\\u005b`: the same string to a parser, no command to the runner
+    (`##` only occurs inside JSON strings, where `\\u005b` is a valid escape)."""
+    return text.replace("##[", "##\\u005b")

@@ -10,6 +10,7 @@ from typing import Any
 
 from forensics.model import Evidence, Finding, Fingerprint, JobContext, Report, RunContext, Verdict
 from forensics.render.common import explained_share, headline
+from forensics.render.escape import defuse_json_commands
 from forensics.version import __version__
 
 SCHEMA_VERSION = "1.1"  # 1.1: structured CI context; job, stage and artifact per input
@@ -17,7 +18,7 @@ SCHEMA_VERSION = "1.1"  # 1.1: structured CI context; job, stage and artifact pe
 
 def render_json(report: Report) -> str:
     """The report as indented JSON text."""
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return defuse_json_commands(json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)) + "\n"
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

@@ -35,6 +35,7 @@ __all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report
 _SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
+_CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
 # Identity fields: they join verdicts, groups and problems, are never shown as text, and must stay equal
 _IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
 _T = TypeVar("_T")
@@ -67,9 +68,11 @@ class Redactor:
         if len(text) <= _CACHED_LENGTH:
             done = self._done.get(text)
             if done is None:
-                done = self._done[text] = self.redact_model(text)
+                if len(self._done) >= _CACHE_ENTRIES:
+                    self._done.clear()
+                done = self._done[text] = self._redact(text)
             return done
-        return self.redact_model(text)
+        return self._redact(text)
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         """Consecutive log lines: each redacted, and every line of a private key block (BEGIN … END, or from
@@ -89,7 +92,7 @@ class Redactor:
                 redacted.append(self.text(line))
         return redacted
 
-    def redact_model(self, text: str) -> str:
+    def _redact(self, text: str) -> str:
         text = strip_controls(text)
         for secret in self.secrets:
             if secret in text:
