@@ -11,6 +11,7 @@ reports saved by older versions. The shapes themselves are one table: `secret_sh
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
@@ -39,6 +40,14 @@ _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many 
 # Identity fields: they join verdicts, groups and problems, are never shown as text, and must stay equal
 _IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
 _T = TypeVar("_T")
+_FIELDS: dict[type[Any], tuple[str, ...] | None] = {}
+# Every shape's hints found in one scan (stdlib `re` is fastest on a plain alternation of literals); the
+# lookahead finds overlapping ones too (`key` and `eyj` in `keyjwt`)
+_HINTS = re.compile(
+    "(?=("
+    + "|".join(re.escape(hint) for hint in sorted({h for s in SHAPES for h in s.hints}, key=len))
+    + "))"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +55,7 @@ class Redactor:
     """Known secret shapes, plus exact values (e.g. of the environment's *_TOKEN variables)."""
 
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the values themselves: never shown
-    _done: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    _done: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str]) -> Redactor:
@@ -65,14 +74,15 @@ class Redactor:
         """
         if not text:
             return text
-        if len(text) <= _CACHED_LENGTH:
-            done = self._done.get(text)
-            if done is None:
-                if len(self._done) >= _CACHE_ENTRIES:
-                    self._done.clear()
-                done = self._done[text] = self._redact(text)
-            return done
-        return self._redact(text)
+        if len(text) > _CACHED_LENGTH:
+            return self._redact(text)
+        if text not in self._done:
+            if len(self._done) >= _CACHE_ENTRIES:
+                self._done.clear()
+            redacted = self._redact(text)
+            self._done[text] = None if redacted is text else redacted
+        done = self._done[text]
+        return text if done is None else done  # unchanged: the caller's own object, so nothing is copied
 
     def lines(self, lines: Sequence[str]) -> list[str]:
         """Consecutive log lines: each redacted, and every line of a private key block (BEGIN … END, or from
@@ -92,16 +102,17 @@ class Redactor:
                 redacted.append(self.text(line))
         return redacted
 
-    def _redact(self, text: str) -> str:
-        text = strip_controls(text)
+    def _redact(self, original: str) -> str:
+        text = strip_controls(original)
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        lowered = text.lower()
-        for shape in SHAPES:
-            if shape.applies(lowered):
-                text = shape.pattern.sub(REDACTED, text)
-        return text
+        hinted = set(_HINTS.findall(text.lower()))
+        if hinted:
+            for shape in SHAPES:
+                if not hinted.isdisjoint(shape.hints):
+                    text = shape.pattern.sub(REDACTED, text)
+        return original if text == original else text  # the same object: the walk then copies nothing
 
 
 def _first_end(lines: Sequence[str]) -> int:
@@ -137,28 +148,45 @@ def redact_data(data: _T, redactor: Redactor) -> _T:
 
 def redact_model(value: _T, redactor: Redactor) -> _T:
     """Every string inside a model value (frozen dataclasses, tuples, dicts); a field the model adds later is
-    covered without a change here."""
-    if type(value) is str:  # not a StrEnum: statuses and categories are names, not text
-        return redactor.text(str(value))  # type: ignore[return-value]
-    if isinstance(value, tuple):
-        return tuple(redact_model(item, redactor) for item in value)  # type: ignore[return-value]
-    if isinstance(value, dict):
-        return {redact_model(key, redactor): redact_model(item, redactor) for key, item in value.items()}  # type: ignore[return-value]
-    if isinstance(value, Evidence):
-        return _evidence(value, redactor)  # type: ignore[return-value]
-    if isinstance(value, Fingerprint):
-        return _fingerprint(value, redactor)  # type: ignore[return-value]
-    if is_dataclass(value) and not isinstance(value, type):
-        changes: dict[str, Any] = {}
-        for item in fields(value):
-            if (type(value), item.name) in _IDENTITIES:
-                continue
-            before = getattr(value, item.name)
-            after = redact_model(before, redactor)
-            if after is not before:
-                changes[item.name] = after
-        return replace(value, **changes) if changes else value
-    return value
+    covered without a change here. Unchanged parts are returned as they are (no copies)."""
+    redacted: _T = _walk(value, redactor)
+    return redacted
+
+
+def _walk(value: Any, redactor: Redactor) -> Any:
+    kind = type(value)
+    if kind is str:  # not a StrEnum: statuses and categories are names, not text
+        return redactor.text(value)
+    if kind is tuple:
+        items = tuple(_walk(item, redactor) for item in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is dict:
+        return {_walk(key, redactor): _walk(item, redactor) for key, item in value.items()}
+    if kind is Evidence:
+        return _evidence(value, redactor)
+    if kind is Fingerprint:
+        return _fingerprint(value, redactor)
+    names = _text_fields(kind)
+    if names is None:
+        return value
+    changes: dict[str, Any] = {}
+    for name in names:
+        before = getattr(value, name)
+        after = _walk(before, redactor)
+        if after is not before:
+            changes[name] = after
+    return replace(value, **changes) if changes else value
+
+
+def _text_fields(kind: type[Any]) -> tuple[str, ...] | None:
+    """The fields of a dataclass the walk visits (None for anything else: numbers, enums, datetimes)."""
+    if kind not in _FIELDS:
+        _FIELDS[kind] = (
+            tuple(item.name for item in fields(kind) if (kind, item.name) not in _IDENTITIES)
+            if is_dataclass(kind)
+            else None
+        )
+    return _FIELDS[kind]
 
 
 def _evidence(evidence: Evidence, redactor: Redactor) -> Evidence:
