@@ -235,3 +235,36 @@ def test_environment_secret_in_names_and_parameters_is_redacted(planted_results:
     )
     assert not [name for name in names(report) if PLANTED_ENVIRONMENT_SECRET in name]
     assert "scenario_secrets#test_deploy_[REDACTED]" in names(report)
+
+
+def test_comments_posted_to_a_tracker_hold_no_secret(planted_results: Path, rule_pack: RuleSet) -> None:
+    """The report is built without the environment's secrets; annotate's own pass must still remove them."""
+    from forensics.annotate import AnnotateOptions, annotate_report
+    from forensics.services.http import RetryPolicy
+    from forensics.sinks.github import GitHubCommentSink
+    from tests.fakes.github_comments import TOKEN, running_github_comments
+
+    report = analyze([str(planted_results)], rules=rule_pack)
+    assert any(PLANTED_ENVIRONMENT_SECRET in verdict.test.full_name for verdict in report.verdicts)
+    redactor = Redactor.from_environment({"DEPLOY_SECRET": PLANTED_ENVIRONMENT_SECRET})
+    with running_github_comments() as fake:
+        fake.add_issue("acme/widgets", 7)
+        sink = GitHubCommentSink.connect(
+            token=TOKEN, base_url=fake.url, timeout=5, retry=RetryPolicy(attempts=1, backoff=0.01)
+        )
+        try:
+            result = annotate_report(
+                report,
+                sinks={"github": sink},
+                extra_tickets=("acme/widgets#7",),
+                options=AnnotateOptions(redactor=redactor),
+            )
+        finally:
+            sink.close()
+        posted = [request.body.decode() + request.json()["body"] for request in fake.writes()]
+    assert not result.failed and posted
+    assert "test_deploy_[REDACTED]" in posted[0]  # the environment secret in a test name
+    leaked = {
+        (kind, piece) for kind, secret in SECRETS.items() for text in posted for piece in leaks(secret, text)
+    }
+    assert not leaked, sorted(leaked)
