@@ -86,6 +86,10 @@ def test_every_output_of_a_planted_run_holds_no_secret(
     run("history", "--store", store)
     run("history", "--store", store, "--format", "json")
     run("dashboard", "--store", store, "--out", str(out / "site"))
+    run("rules", "suggest", str(out / "report.json"))
+    run("rules", "suggest", str(out / "report.json"), "--out", str(out / "drafts"))
+    run("rules", "backtest", results, str(out / "report.json"))
+    run("rules", "backtest", results, "--format", "json")
     tickets = ["--ticket", "OPS-1", "--ticket", "acme/widgets#7", "--ticket", "CORE-9"]
     jira = ["--jira-url", "https://acme.atlassian.net", "--jira-project", "CORE"]
     for output_format in ("text", "json"):
@@ -96,6 +100,7 @@ def test_every_output_of_a_planted_run_holds_no_secret(
         path.name for path in written
     }
     assert any(path.parent.name == "causes" for path in written)
+    assert any(path.parent.name == "drafts" for path in written)
     surfaces = {str(path): data.decode("utf-8", "replace") for path, data in written.items()}
     surfaces.update({f"printed #{number}": text for number, text in enumerate(printed)})
     assert "## ci-forensics" in "".join(printed) and "::warning" in "".join(printed)
@@ -268,3 +273,24 @@ def test_comments_posted_to_a_tracker_hold_no_secret(planted_results: Path, rule
         (kind, piece) for kind, secret in SECRETS.items() for text in posted for piece in leaks(secret, text)
     }
     assert not leaked, sorted(leaked)
+
+
+def test_a_report_saved_unredacted_by_an_older_version_is_redacted_on_the_way_out(
+    planted_results: Path, tmp_path: Path
+) -> None:
+    token = SECRETS["github token"]
+    saved = tmp_path / "report.json"
+    result = CliRunner().invoke(main, ["analyze", str(planted_results), "--format", "json", "-o", str(saved)])
+    assert result.exit_code == 0
+    saved.write_text(saved.read_text().replace("[REDACTED]", f" {token} "))  # as an older version kept it
+    outputs = []
+    for arguments in (
+        *(["render", str(saved), "--format", output_format] for output_format in sorted(RENDERERS)),
+        ["rules", "suggest", str(saved)],
+        ["annotate", str(saved), "--dry-run", "--ticket", "OPS-1"],
+    ):
+        result = CliRunner().invoke(main, arguments)
+        assert result.exit_code == 0, (arguments, result.output)
+        outputs.append(result.output)
+    assert [leaks(token, output) for output in outputs] == [[]] * len(outputs)
+    assert all(REDACTED in output for output in outputs)

@@ -147,7 +147,7 @@ def redact_data(data: _T, redactor: Redactor) -> _T:
 
 
 def redact_model(value: _T, redactor: Redactor) -> _T:
-    """Every string inside a model value (frozen dataclasses, tuples, dicts); a field the model adds later is
+    """Every string inside a model value (dataclasses, tuples, lists, dicts); a field the model adds later is
     covered without a change here. Unchanged parts are returned as they are (no copies)."""
     redacted: _T = _walk(value, redactor)
     return redacted
@@ -160,6 +160,8 @@ def _walk(value: Any, redactor: Redactor) -> Any:
     if kind is tuple:
         items = tuple(_walk(item, redactor) for item in value)
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is list:
+        return [_walk(item, redactor) for item in value]
     if kind is dict:
         return {_walk(key, redactor): _walk(item, redactor) for key, item in value.items()}
     if kind is Evidence:
