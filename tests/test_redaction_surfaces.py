@@ -294,3 +294,38 @@ def test_a_report_saved_unredacted_by_an_older_version_is_redacted_on_the_way_ou
         outputs.append(result.output)
     assert [leaks(token, output) for output in outputs] == [[]] * len(outputs)
     assert all(REDACTED in output for output in outputs)
+
+
+def test_rows_an_older_version_stored_unredacted_are_redacted_when_read_or_rewritten(tmp_path: Path) -> None:
+    """history, the dashboard and `reanalyze --apply` over a store whose rows hold a token."""
+    import time
+
+    from forensics.store import open_store
+    from tests.store.old_stores import build_version_1, record_version_1_failure
+
+    token = SECRETS["github token"]
+    location = str(tmp_path / "old.sqlite3")
+    log = tmp_path / "gone.log"  # no longer on disk: reanalyze reads the stored evidence
+    text = f"ImportError: cannot import name 'AutoModel' from 'transformers' (auth {token})"
+    build_version_1(location)
+    record_version_1_failure(location, log=log, text=text, at=int(time.time()) - 3600)
+    with open_store(location, default_dir=tmp_path, mode="write"):
+        pass  # migrated to the current schema, rows as they were
+    printed = []
+    for arguments in (
+        ["history", "--store", location, "--days", "30"],
+        ["history", "--store", location, "--days", "30", "--format", "json"],
+        ["dashboard", "--store", location, "--out", str(tmp_path / "site")],
+        ["reanalyze", "--store", location, "--apply"],
+    ):
+        result = CliRunner().invoke(main, arguments)
+        assert result.exit_code == 0, (arguments, result.output)
+        printed.append(result.output)
+    assert "AutoModel" in printed[0] and "explained" in printed[3]
+    site = [path.read_text() for path in (tmp_path / "site").rglob("*") if path.is_file()]
+    assert [output for output in [*printed, *site] if token in output] == []
+    import sqlite3
+
+    with sqlite3.connect(location) as connection:
+        rewritten = connection.execute("SELECT kind, text, summary FROM findings").fetchall()
+    assert rewritten[0][0] == "cause" and token not in rewritten[0][1] and REDACTED in rewritten[0][1]
