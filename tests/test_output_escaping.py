@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from rich.console import Console
 
@@ -25,7 +27,7 @@ from forensics.model import (
 )
 from forensics.render import RENDERERS
 from forensics.render.github import render_github
-from forensics.render.markdown import inline_code, render_markdown
+from forensics.render.markdown import inline_code, prose, render_markdown
 from forensics.report.build import analyze
 from forensics.report.grouping import group_verdicts
 from forensics.report.redact import Redactor, redact_report
@@ -186,3 +188,23 @@ def test_errors_are_redacted_before_they_are_printed(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["analyze", str(missing)])
     assert result.exit_code == 1
     assert "Error:" in result.output and "A1b2C3d4" not in result.output
+
+
+_MARKDOWN_TEXT = st.text(alphabet=st.sampled_from("ab1 `\n\r#<>[]()!*_|\\:-&;~=."), min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKDOWN_TEXT.filter(lambda text: text.strip()))
+def test_inline_code_of_any_text_is_one_code_span(text: str) -> None:
+    children = MarkdownIt("commonmark").parseInline(inline_code(text))[0].children or []
+    assert [token.type for token in children] == ["code_inline"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_MARKDOWN_TEXT)
+def test_prose_of_any_text_starts_no_markup(text: str) -> None:
+    tokens = MarkdownIt("commonmark").parse(f"Summary: {prose(text)}")
+    kinds = {token.type for token in tokens} | {
+        child.type for token in tokens for child in token.children or ()
+    }
+    assert kinds <= {"paragraph_open", "inline", "paragraph_close", "text", "softbreak"}, kinds

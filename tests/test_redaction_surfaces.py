@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import regex
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from forensics.cli.main import main
@@ -329,3 +331,27 @@ def test_rows_an_older_version_stored_unredacted_are_redacted_when_read_or_rewri
     with sqlite3.connect(location) as connection:
         rewritten = connection.execute("SELECT kind, text, summary FROM findings").fetchall()
     assert rewritten[0][0] == "cause" and token not in rewritten[0][1] and REDACTED in rewritten[0][1]
+
+
+_LOG_TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=60
+)  # any characters, controls and escapes included
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(SHAPES),
+    _LOG_TEXT.filter(lambda text: "\n" not in text),
+    _LOG_TEXT.filter(lambda text: "\n" not in text),
+)
+def test_a_shape_is_redacted_between_any_other_lines(shape, before: str, after: str) -> None:  # type: ignore[no-untyped-def]
+    redacted = Redactor().text(f"{before}\n{shape.example}\n{after}")
+    assert shape.secret not in redacted
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_LOG_TEXT, st.sampled_from(SHAPES).map(lambda shape: shape.example)), _LOG_TEXT)
+def test_redaction_is_idempotent(first: str, second: str) -> None:
+    text = first + second
+    once = Redactor().text(text)
+    assert Redactor().text(once) == once

@@ -23,7 +23,8 @@ DEFAULT_MAX_CHARS = 60_000  # GitHub caps comments and step summaries near 65,53
 _BACKTICKS = regex.compile(r"`+")
 _MARKDOWN_SPECIAL = regex.compile(r"([\\`*_\[\]<>|#])")
 # In prose from logs and results: what could start markup (HTML, links, images, emphasis, tables, headings)
-_PROSE_SPECIAL = regex.compile(r"([\\`*\[\]<>|#])")
+# (an underscore only where it could open or close emphasis: `HF_HUB_OFFLINE` stays as written)
+_PROSE_SPECIAL = regex.compile(r"([\\`*\[\]<>|#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
 _LINE_BREAKS = regex.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
 _MAX_TESTS_LISTED = 20
 
@@ -101,7 +102,7 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
 
 def prose(text: str) -> str:
     """Text from a log or a result (a summary's values, a message, a step name) inside a Markdown sentence:
-    one line, and nothing in it starts markup; underscores stay, they only emphasise around whole words."""
+    one line, and nothing in it starts markup."""
     return _PROSE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
