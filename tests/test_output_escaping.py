@@ -153,6 +153,17 @@ def test_a_carriage_return_overwritten_line_shows_its_last_state(tmp_path: Path,
         assert "progress" not in output
 
 
+def test_an_excerpt_line_overwritten_thousands_of_times_shows_its_last_state(
+    tmp_path: Path, rule_pack: RuleSet
+) -> None:
+    downloads = "\r".join(f"downloading {percent / 100:.2f}%" for percent in range(10_000))
+    log = tmp_path / "download.log"
+    log.write_bytes(f"{downloads}\rdownload done\r\n{IMPORT_ERROR}".encode())
+    cause = analyze([str(log)], rules=rule_pack).failing[0].root_cause
+    assert cause is not None
+    assert cause.evidence.excerpt[0].text == "download done"
+
+
 IMPORT_ERROR = (
     "[BASH] ImportError: cannot import name 'AutoModelForVision2Seq' from 'transformers' (/x/y.py)\n"
 )

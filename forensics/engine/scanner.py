@@ -303,6 +303,9 @@ def _excerpt(
 
 
 def _excerpt_text(raw: bytes) -> str:
+    overwritten = raw.rstrip(b"\r\n").rfind(b"\r")  # a progress bar: only its last state is worth reading
+    if overwritten >= 0:
+        raw = raw[overwritten + 1 :]
     limit = EXCERPT_TEXT_LIMIT * KEPT_TEXT_FACTOR
     return kept_text(visible_line(raw[: limit * 4].decode("utf-8", "replace")), EXCERPT_TEXT_LIMIT)
 
