@@ -37,7 +37,8 @@ _SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", reg
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
-# Identity fields: they join verdicts, groups and problems, are never shown as text, and must stay equal
+# Identity fields: they join verdicts, groups and problems and must stay equal (Allure writes a uuid4 there;
+# checking that it is one belongs to the reader)
 _IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
 _T = TypeVar("_T")
 _FIELDS: dict[type[Any], tuple[str, ...] | None] = {}
