@@ -134,6 +134,10 @@ def test_terminal_control_sequences_are_stripped(output_format: str, tmp_path: P
     assert "click here" in output or output_format == "github"
 
 
+def test_bidirectional_overrides_are_stripped() -> None:
+    assert Redactor().text("test_\u202eexe.txt\u202c and \u2066isolated\u2069") == "test_exe.txt and isolated"
+
+
 def test_the_rich_renderer_keeps_its_own_styling() -> None:
     output = _text(_hostile_report(), color=True)
     assert "\x1b[" in output  # rich's colours

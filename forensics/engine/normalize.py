@@ -18,8 +18,9 @@ ANSI = regex.compile(
     r"\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\|(?=\n)|$)|\x1b[()#%][A-Za-z0-9]"
     r"|\x1b[P^_X][^\x1b\n]{0,4096}(?:\x1b\\|(?=\n)|$)|\x1b[\x20-\x7e]?"
 )
-# Control characters a terminal acts on, other than tab and line feed (C0, DEL, C1: `\x9b` is a CSI too)
-_CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters a terminal acts on, other than tab and line feed (C0, DEL, C1: `\x9b` is a CSI too), and
+# the bidirectional overrides that make text read other than it is (CVE-2021-42574, "Trojan Source")
+_CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 # Each alternative is one prefix; they are stripped repeatedly because harnesses nest them
 # (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`).
