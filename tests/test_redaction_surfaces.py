@@ -19,7 +19,8 @@ from forensics.model import Evidence, ExcerptLine, Fingerprint, Report, Status, 
 from forensics.render import RENDERERS
 from forensics.report.build import analyze
 from forensics.report.redact import REDACTED, Redactor, redact_report
-from forensics.report.secret_shapes import SHAPES
+from forensics.report.secret_shapes import SHAPES, SecretShape
+from forensics.report.session import AnalyzeOptions
 from forensics.rules.model import RuleSet
 from tests.scenarios.scenario_secrets import PLANTED_ENVIRONMENT_SECRET
 
@@ -150,14 +151,12 @@ def test_each_surface_of_the_report_model_is_redacted(
     assert any(field == "location" and REDACTED in text for field, text in fields)
 
 
-def _options(redactor: Redactor):  # type: ignore[no-untyped-def]
-    from forensics.report.session import AnalyzeOptions
-
+def _options(redactor: Redactor) -> AnalyzeOptions:
     return AnalyzeOptions(redactor=redactor)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
-def test_every_shape_is_redacted_by_its_own_pattern(shape) -> None:  # type: ignore[no-untyped-def]
+def test_every_shape_is_redacted_by_its_own_pattern(shape: SecretShape) -> None:
     """Each shape's example proves the shape (not another shape that happens to catch it too)."""
     start = shape.example.index(shape.secret)
     end = start + len(shape.secret)
@@ -166,7 +165,9 @@ def test_every_shape_is_redacted_by_its_own_pattern(shape) -> None:  # type: ign
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[shape.name for shape in SHAPES])
-def test_every_shape_is_redacted_in_every_format(shape, tmp_path: Path, rule_pack: RuleSet) -> None:  # type: ignore[no-untyped-def]
+def test_every_shape_is_redacted_in_every_format(
+    shape: SecretShape, tmp_path: Path, rule_pack: RuleSet
+) -> None:
     log = tmp_path / "bash.log"
     log.write_text(f"starting\n{shape.example}\nRuntimeError: failed after {shape.example}\n")
     report = analyze([str(log)], rules=rule_pack)
@@ -344,7 +345,7 @@ _LOG_TEXT = st.text(
     _LOG_TEXT.filter(lambda text: "\n" not in text),
     _LOG_TEXT.filter(lambda text: "\n" not in text),
 )
-def test_a_shape_is_redacted_between_any_other_lines(shape, before: str, after: str) -> None:  # type: ignore[no-untyped-def]
+def test_a_shape_is_redacted_between_any_other_lines(shape: SecretShape, before: str, after: str) -> None:
     redacted = Redactor().text(f"{before}\n{shape.example}\n{after}")
     assert shape.secret not in redacted
 
