@@ -175,13 +175,19 @@ IMPORT_ERROR = (
 
 @pytest.mark.parametrize(
     ("encoding", "mark"),
-    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-8", b"\xef\xbb\xbf")],
+    [
+        ("utf-16-le", b"\xff\xfe"),
+        ("utf-16-be", b"\xfe\xff"),
+        ("utf-8", b"\xef\xbb\xbf"),
+        ("utf-16-le", b""),  # no mark: told by every other byte of an ASCII start being NUL
+        ("utf-16-be", b""),
+    ],
 )
 def test_logs_with_a_byte_order_mark_are_read_in_their_encoding(
     tmp_path: Path, rule_pack: RuleSet, encoding: str, mark: bytes
 ) -> None:
     log = tmp_path / "windows.log"
-    log.write_bytes(mark + f"Collecting…\r\n{IMPORT_ERROR}".encode(encoding))
+    log.write_bytes(mark + f"Collecting vllm\r\n{IMPORT_ERROR}".encode(encoding))
     report = analyze([str(log)], rules=rule_pack)
     cause = report.failing[0].root_cause
     assert cause is not None and cause.rule_id == "python.cannot-import-name"

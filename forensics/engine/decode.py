@@ -18,6 +18,7 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 )
 _CHUNK = 256 * 1024  # characters decoded per read
 _SAMPLE = 512  # bytes looked at to tell the encoding
+_UNMARKED_MINIMUM = 16  # UTF-16 without a byte order mark is only recognised on a start this long, all ASCII
 
 
 class _Transcoded(io.RawIOBase):
@@ -71,12 +72,13 @@ class _Prefixed(io.RawIOBase):
 
 
 def utf8_stream(stream: BinaryIO) -> BinaryIO:
-    """The stream as UTF-8 bytes: UTF-16 (by its byte order mark) transcoded, a UTF-8 mark dropped."""
+    """The stream as UTF-8 bytes: UTF-16 (by its byte order mark, or ASCII text with every other byte NUL)
+    transcoded, a UTF-8 mark dropped."""
     start = stream.tell() if stream.seekable() else 0
     head = stream.read(_SAMPLE)
     encoding = marked_encoding(head)
     if encoding is not None:
-        bom = next(mark for mark, name in _BOMS if name == encoding)
+        bom = next((mark for mark, name in _BOMS if name == encoding and head.startswith(mark)), b"")
         rest = _Prefixed(head[len(bom) :], stream)
         if encoding == "utf-8":
             return io.BufferedReader(rest)
@@ -88,10 +90,19 @@ def utf8_stream(stream: BinaryIO) -> BinaryIO:
 
 
 def marked_encoding(head: bytes) -> str | None:
-    """The encoding a byte order mark at the start of `head` names (UTF-16 only when it looks like text)."""
+    """The encoding a byte order mark at the start of `head` names (UTF-16 only when it looks like text), or
+    UTF-16 without a mark when every other byte of the start is NUL and the rest is text; None for UTF-8."""
     for bom, encoding in _BOMS:
         if head.startswith(bom) and _plausible(head[len(bom) : _SAMPLE], encoding):
             return encoding
+    sample = head[: _SAMPLE & ~1]
+    if len(sample) >= _UNMARKED_MINIMUM:
+        for encoding, high, low in (
+            ("utf-16-le", sample[1::2], sample[0::2]),
+            ("utf-16-be", sample[0::2], sample[1::2]),
+        ):
+            if not high.strip(b"\x00") and all(32 <= byte < 127 or byte in b"\t\r\n" for byte in low):
+                return encoding
     return None
 
 
