@@ -121,6 +121,7 @@ def _markdown_span(span: Span) -> str:
 
 
 def _inline_code(text: str) -> str:
+    text = " ".join(text.splitlines())  # a blank line would end the code span and free the rest
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     padding = " " if text.startswith("`") or text.endswith("`") else ""

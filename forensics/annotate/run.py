@@ -17,7 +17,7 @@ from forensics.annotate.sections import History
 from forensics.annotate.targets import TargetOptions, resolve_targets
 from forensics.errors import AuthenticationError, NotFoundError, RateLimitedError, ServiceError
 from forensics.model import Problem, Report
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_model, redact_report
 from forensics.sinks.base import CommentBody, ExistingComment, Target, TicketSink
 
 
@@ -88,6 +88,7 @@ def annotate_report(
     options: AnnotateOptions = AnnotateOptions(),
 ) -> AnnotateResult:
     """Post (or with `dry_run`, only compose) one comment per ticket linked to a failing test."""
+    report = redact_report(report, options.redactor)  # posted text leaves the machine: this run's secrets too
     resolution = resolve_targets(
         report,
         extra_tickets=extra_tickets,
@@ -115,14 +116,16 @@ def annotate_report(
             continue
         try:
             action, comment = upsert(sink, target, body)
-        except ServiceError as err:
-            outcomes.append(
-                TicketOutcome(target, Action.FAILED, tests, body, message=err.message, hint=err.hint)
-            )
+        except ServiceError as err:  # a tracker's answer may quote what it was sent: printed, so redacted
+            message, hint = options.redactor.text(err.message), options.redactor.text(err.hint)
+            outcomes.append(TicketOutcome(target, Action.FAILED, tests, body, message=message, hint=hint))
             continue
         outcomes.append(TicketOutcome(target, action, tests, body, comment_url=comment.url))
     return AnnotateResult(
-        outcomes=tuple(outcomes), problems=resolution.problems, quiet=resolution.quiet, dry_run=dry_run
+        outcomes=tuple(outcomes),
+        problems=redact_model(resolution.problems, options.redactor),
+        quiet=resolution.quiet,
+        dry_run=dry_run,
     )
 
 

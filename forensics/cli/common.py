@@ -27,7 +27,8 @@ from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
 from forensics.model import Report
 from forensics.render import RENDERERS
 from forensics.render.common import plural
-from forensics.report.redact import Redactor
+from forensics.render.escape import defuse_workflow_commands
+from forensics.report.redact import Redactor, redact_report
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
@@ -72,9 +73,10 @@ def translate_errors(command: _F) -> _F:
 def show_error(err: ForensicsError) -> None:
     """`Error: …` and `Hint: …` on stderr."""
     console = Console(stderr=True, highlight=False)
-    console.out(f"Error: {err.message}", highlight=False)
+    redactor = Redactor.from_environment(os.environ)  # a message may quote a URL, a header or a log line
+    console.out(f"Error: {redactor.text(err.message)}", highlight=False)
     if err.hint:
-        console.out(f"Hint: {err.hint}", highlight=False)
+        console.out(f"Hint: {redactor.text(err.hint)}", highlight=False)
 
 
 def parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> int:
@@ -245,14 +247,17 @@ report_options = option_group(_REPORT_OPTIONS, into="settings", build=ReportSett
 
 
 def emit(report: Report, output_format: str, output: Path | None) -> None:
-    """Render the report in one format to a file or stdout."""
-    rendered = RENDERERS[output_format](report)
+    """Render the report in one format to a file or stdout, redacted once more (a saved report may be older)."""
+    rendered = RENDERERS[output_format](redact_report(report, Redactor.from_environment(os.environ)))
     if output is None:
         try:
+            console = Console(highlight=False)
             if isinstance(rendered, str):
-                Console(highlight=False).out(rendered, end="", highlight=False)
-            else:
-                print_renderable(rendered)
+                console.out(rendered, end="", highlight=False)
+            else:  # rendered with this terminal's colours and width, then kept from reading as workflow commands
+                with console.capture() as captured:
+                    print_renderable(rendered, console=console)
+                sys.stdout.write(defuse_workflow_commands(captured.get()))
             sys.stdout.flush()
         except OSError as err:  # stdout on a full disk (/dev/full), a closed pipe
             _silence_stdout()
@@ -264,7 +269,7 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
     if not isinstance(rendered, str):
         buffer = io.StringIO()
         print_renderable(rendered, console=Console(file=buffer, no_color=True, highlight=False), minimum=120)
-        rendered = buffer.getvalue()
+        rendered = defuse_workflow_commands(buffer.getvalue())
     write_text(output, rendered)
 
 

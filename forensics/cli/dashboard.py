@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from forensics.cli.common import translate_errors
 from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir, warn_skipped_rows
 from forensics.dashboard import read_data_file, write_dashboard
 from forensics.dashboard.site import CAUSES
+from forensics.report.redact import Redactor
 from forensics.store import open_store
 from forensics.store.dashboard import dashboard_data
 
@@ -59,7 +61,7 @@ def dashboard_command(out_dir: Path, location: str | None, days: int | None, dat
         origin = str(data_file)
     else:
         data, origin = _from_store(location, days=days or DEFAULT_DAYS)
-    written = write_dashboard(data, out_dir, source=origin)
+    written = write_dashboard(data, out_dir, source=origin, redactor=Redactor.from_environment(os.environ))
     pages = [path for path in written if path.parent == out_dir / CAUSES]
     click.echo(f"Read {origin}; wrote {len(written)} files to {out_dir}:")
     for path in written:

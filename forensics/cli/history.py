@@ -16,7 +16,7 @@ from forensics.cli.store_settings import STORE_OPTION, default_store_dir, warn_s
 from forensics.errors import ConfigError
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_model
 from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
 from forensics.store import open_store
@@ -79,6 +79,7 @@ def history_command(
         found = history(
             store, now=datetime.now(UTC), days=days, filters=filters, cause=cause, quiet_days=quiet_days
         )
+    found = redact_model(found, Redactor.from_environment(os.environ))  # rows an older version wrote, too
     if output_format == "json":
         click.echo(render_history_json(found), nl=False)
     else:
@@ -130,6 +131,7 @@ def reanalyze_command(
                 options=options,
                 progress=progress,
             )
+    found = redact_model(found, options.redactor)
     if output_format == "json":
         click.echo(render_reanalysis_json(found), nl=False)
     else:

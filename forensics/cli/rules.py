@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from forensics.errors import ConfigError
 from forensics.model import Category, RuleKind
 from forensics.render.common import plural
 from forensics.report.backtest import backtest
+from forensics.report.redact import Redactor, redact_data, redact_model
 from forensics.report.saved import load_saved_report
 from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules
@@ -89,7 +91,8 @@ def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
 @translate_errors
 def rules_suggest_command(report_path: Path, out_dir: Path | None) -> None:
     """Draft a rule for each group of unexplained failures in a JSON report (`analyze --format json`)."""
-    drafts = suggest(load_saved_report(report_path))
+    # drafts quote fingerprint lines and test names: a report saved by an older version may hold secrets
+    drafts = suggest(redact_data(load_saved_report(report_path), Redactor.from_environment(os.environ)))
     console = Console(highlight=False)
     if not drafts:
         console.out("no unexplained groups to draft rules for")
@@ -117,7 +120,9 @@ def rules_backtest_command(
     paths: tuple[str, ...], rule_paths: tuple[Path, ...], output_format: str, show_all: bool
 ) -> None:
     """Count each rule's hits on failing and passing tests of results, logs or saved JSON reports."""
-    result = backtest(list(paths), rules=load_rules(rule_paths))
+    result = redact_model(  # test names and problems are printed
+        backtest(list(paths), rules=load_rules(rule_paths)), Redactor.from_environment(os.environ)
+    )
     console = Console(highlight=False)
     rows = [hits for hits in result.rules if show_all or hits.failing or hits.passing]
     if output_format == "json":

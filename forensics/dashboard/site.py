@@ -18,6 +18,7 @@ from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import unique_slugs
 from forensics.errors import ConfigError
+from forensics.report.redact import Redactor, redact_data
 
 INDEX = "index.html"
 DATA = "data.json"
@@ -44,8 +45,15 @@ def cause_paths(dashboard: Dashboard) -> dict[str, str]:
     return {key: f"{CAUSES}/{slug}.html" for key, slug in slugs.items()}
 
 
-def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Site:
-    """Render every page from the dashboard document, without touching the disk (but for the packaged assets)."""
+def build_site(
+    data: Mapping[str, Any], *, source: str = "dashboard data", redactor: Redactor | None = None
+) -> Site:
+    """Render every page from the dashboard document, without touching the disk (but for the packaged assets).
+
+    Every string of the document passes the redactor first: a store an older version wrote, or a data.json
+    from elsewhere, may hold what this version redacts.
+    """
+    data = redact_data(dict(data), redactor or Redactor())
     dashboard = parse_dashboard(data, source=source)
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
@@ -61,7 +69,11 @@ def build_site(data: Mapping[str, Any], *, source: str = "dashboard data") -> Si
 
 
 def write_dashboard(
-    data: Mapping[str, Any], out_dir: str | os.PathLike[str], *, source: str = "dashboard data"
+    data: Mapping[str, Any],
+    out_dir: str | os.PathLike[str],
+    *,
+    source: str = "dashboard data",
+    redactor: Redactor | None = None,
 ) -> list[Path]:
     """Write the site into `out_dir` (created if needed) and return the files written, index.html first.
 
@@ -69,7 +81,7 @@ def write_dashboard(
     by its old address; files this tool did not write are left alone.
     """
     out_dir = Path(out_dir)
-    site = build_site(data, source=source)
+    site = build_site(data, source=source, redactor=redactor)
     written = []
     try:
         for relative, text in site.files:

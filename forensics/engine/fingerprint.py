@@ -47,12 +47,13 @@ def fingerprint_for(test: TestCase, logs: Sequence[ScannedLog]) -> Fingerprint:
     for log in sorted(logs, key=lambda scanned: scanned.ref.rank):
         last = log.scan.last_error
         if last is not None:
-            return _make(last.text, log.evidence(last.number, last.text, (last,)))
+            return make_fingerprint(last.text, log.evidence(last.number, last.text, (last,)))
     first_line = next((line for line in test.message.splitlines() if line.strip()), "")
-    return _make(first_line or NO_ERROR_TEXT, None)
+    return make_fingerprint(first_line or NO_ERROR_TEXT, None)
 
 
-def _make(line: str, evidence: Evidence | None) -> Fingerprint:
+def make_fingerprint(line: str, evidence: Evidence | None) -> Fingerprint:
+    """The fingerprint of one error line; the report computes it again from the redacted line."""
     masked = mask(normalize_line(line).text) or NO_ERROR_TEXT
     key = hashlib.sha1(masked.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
     return Fingerprint(key=key, masked=masked, line=line, evidence=evidence)

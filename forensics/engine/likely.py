@@ -16,12 +16,12 @@ from enum import StrEnum
 
 import regex
 
-from forensics.engine.normalize import Level, NormalizedLine, normalize_line, strip_ansi
+from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
+from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.model import ExcerptLine
 
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
-TEXT_LIMIT = 2000
 TRACEBACK_SPAN = 400  # lines a traceback may take before it is given up as cut
 
 
@@ -196,15 +196,17 @@ class LikelyCausePicker:
 
     def feed(self, number: int, raw: str) -> None:
         """One log line (its 1-based number and raw text)."""
-        shown = strip_ansi(raw).rstrip("\r\n")[:TEXT_LIMIT]
+        visible = visible_line(raw)  # a terminal's view: no escapes, a CR-overwritten line in its last state
+        shown = kept_text(visible, EVIDENCE_TEXT_LIMIT)  # cut to what reports show only after redaction
+        excerpt_line = ExcerptLine(number, kept_text(visible, EXCERPT_TEXT_LIMIT))
         for candidate in self._open:
-            candidate.after.append(ExcerptLine(number, shown[:500]))
+            candidate.after.append(excerpt_line)
         self._open = [c for c in self._open if len(c.after) < EXCERPT_AFTER]
         if self._provisional is not None and number > self._provisional.until:
             self._settle()
         if self._fatal is None:
             self._consider(number, raw, shown)
-        self._recent.append(ExcerptLine(number, shown[:500]))
+        self._recent.append(excerpt_line)
         del self._recent[:-EXCERPT_BEFORE]
 
     def _consider(self, number: int, raw: str, shown: str) -> None:
@@ -356,7 +358,11 @@ class LikelyCausePicker:
         chosen = chosen or next(iter(self._fallback), None)
         if chosen is None:
             return None
-        excerpt = (*chosen.before, ExcerptLine(chosen.line, chosen.text[:500]), *chosen.after)
+        excerpt = (
+            *chosen.before,
+            ExcerptLine(chosen.line, kept_text(chosen.text, EXCERPT_TEXT_LIMIT)),
+            *chosen.after,
+        )
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
 
 

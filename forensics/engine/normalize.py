@@ -12,7 +12,15 @@ from enum import IntEnum
 
 import regex
 
-ANSI = regex.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][A-Za-z0-9]")
+# Terminal escape sequences: CSI (colours, cursor moves, `ESC[2J`), OSC (titles, `ESC]8;;url ESC\\` hyperlinks;
+# ended by BEL or ST, or unterminated to the end of the line), charset selections and two-character escapes.
+ANSI = regex.compile(
+    r"\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\|(?=\n)|$)|\x1b[()#%][A-Za-z0-9]"
+    r"|\x1b[P^_X][^\x1b\n]{0,4096}(?:\x1b\\|(?=\n)|$)|\x1b[\x20-\x7e]?"
+)
+# Control characters a terminal acts on, other than tab and line feed (C0, DEL, C1: `\x9b` is a CSI too), and
+# the bidirectional overrides that make text read other than it is (CVE-2021-42574, "Trojan Source")
+_CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 # Each alternative is one prefix; they are stripped repeatedly because harnesses nest them
 # (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`).
@@ -74,9 +82,30 @@ def strip_ansi(text: str) -> str:
     return ANSI.sub("", text) if "\x1b" in text else text
 
 
+def last_state(line: str) -> str:
+    """What a terminal shows of a line that carriage returns overwrote (`progress 1%\\r…\\rRuntimeError: x`)."""
+    if "\r" not in line:
+        return line
+    line = line.rstrip("\r\n")
+    return next((part for part in reversed(line.split("\r")) if part.strip()), "")
+
+
+def visible_line(raw: str) -> str:
+    """A log line as a terminal shows it: no escape sequences, the last state of a CR-overwritten line."""
+    return last_state(strip_ansi(raw).rstrip("\n"))
+
+
+def strip_controls(text: str) -> str:
+    """Text with no terminal escapes or control characters left (tab and line feed stay), each line in its
+    last state; what reports and stores hold, so no output can move a cursor, clear a screen or hide a link."""
+    if "\r" in text:
+        text = "\n".join(last_state(line) for line in text.split("\n"))
+    return _CONTROL.sub("", strip_ansi(text))
+
+
 def normalize_line(raw: str) -> NormalizedLine:
     """The message with every known prefix removed, and the strongest level a prefix or the text shows."""
-    text = strip_ansi(raw).rstrip("\r\n")
+    text = visible_line(raw)
     level: Level | None = None
     for _ in range(_MAX_PREFIXES):
         match = _PREFIX.match(text)

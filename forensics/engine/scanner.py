@@ -16,21 +16,24 @@ from typing import BinaryIO
 
 import regex
 
+from forensics.engine.decode import utf8_stream
 from forensics.engine.normalize import (
     MAYBE_ERROR,
     Level,
     NormalizedLine,
     is_error_line,
     normalize_line,
-    strip_ansi,
+    visible_line,
 )
 from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.model import Rule, RuleSet
 from forensics.sizes import format_size
 
-EXCERPT_TEXT_LIMIT = 500
-EVIDENCE_TEXT_LIMIT = 2000
+EXCERPT_TEXT_LIMIT = 500  # what a report shows of an excerpt line ...
+EVIDENCE_TEXT_LIMIT = 2000  # ... and of an evidence line: cut there only after redaction (report.redact)
+# What the scanner keeps of a line, so a secret that crosses the shown limit is still whole when redacted
+KEPT_TEXT_FACTOR = 4
 
 
 class ProbeRole(StrEnum):
@@ -139,7 +142,7 @@ def scan_stream(
     """Read a log once; a read error or the size limit ends the scan early as a problem, keeping what was found."""
     scanner = _Scanner(compiled, name, limits or ScanLimits())
     try:
-        for block in _blocks(stream, scanner):
+        for block in _blocks(utf8_stream(stream), scanner):
             scanner.process(block)
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
         scanner.scan.problems.append(
@@ -235,7 +238,7 @@ class _Scanner:
                     Hit(
                         probe=number,
                         line=line_number,
-                        text=strip_ansi(raw).rstrip("\r")[:EVIDENCE_TEXT_LIMIT],
+                        text=kept_text(visible_line(raw), EVIDENCE_TEXT_LIMIT),
                         level=line.level,
                         captures=captures,
                         excerpt=_excerpt(block, start, end, line_number, self.limits),
@@ -301,9 +304,24 @@ def _excerpt(
 
 
 def _excerpt_text(raw: bytes) -> str:
-    return strip_ansi(raw[: EXCERPT_TEXT_LIMIT * 4].decode("utf-8", "replace")).rstrip("\r")[
-        :EXCERPT_TEXT_LIMIT
-    ]
+    overwritten = raw.rstrip(b"\r\n").rfind(b"\r")  # a progress bar: only its last state is worth reading
+    if overwritten >= 0:
+        raw = raw[overwritten + 1 :]
+    limit = EXCERPT_TEXT_LIMIT * KEPT_TEXT_FACTOR
+    return kept_text(visible_line(raw[: limit * 4].decode("utf-8", "replace")), EXCERPT_TEXT_LIMIT)
+
+
+def kept_text(text: str, shown: int) -> str:
+    """At most KEPT_TEXT_FACTOR × `shown` characters of a line, ending at a word's end: a token cut there could
+    no longer be recognised as a secret, so the cut token goes too (the report cuts to `shown` after redacting)."""
+    limit = shown * KEPT_TEXT_FACTOR
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    words = cut.split()
+    if not text[limit].isspace() and len(words) > 1:  # one giant word: nothing to tell apart, keep it
+        cut = cut[: len(cut) - len(words[-1])]
+    return cut + "…"
 
 
 def _last_error_line(tail: bytes, newlines_total: int, *, whole: bool) -> ExcerptLine | None:
@@ -319,5 +337,5 @@ def _last_error_line(tail: bytes, newlines_total: int, *, whole: bool) -> Excerp
             continue
         text = raw.decode("utf-8", "replace")
         if is_error_line(normalize_line(text)):
-            return ExcerptLine(last_number - offset, strip_ansi(text).rstrip("\r")[:EVIDENCE_TEXT_LIMIT])
+            return ExcerptLine(last_number - offset, kept_text(visible_line(text), EVIDENCE_TEXT_LIMIT))
     return None

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from forensics.engine.decode import marked_encoding
 from forensics.errors import ResultsError
 from forensics.inputs.allure import has_results
 from forensics.inputs.archive import (
@@ -81,7 +82,7 @@ def discover(path: str) -> list[Input]:
             f"'{label}' is a single Allure file",
             hint=f"pass the folder that holds it: {printable_path(str(location.parent))}",
         )
-    if _looks_binary(head):
+    if _looks_binary(head) and marked_encoding(head) is None:  # UTF-16 is half NULs, yet a log
         raise ResultsError(
             f"'{label}' is not an allure-results folder, an artifact zip or a text log",
             hint="pass the allure-results folder, the downloaded artifact .zip, or a log file",

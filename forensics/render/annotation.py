@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from forensics.annotate import Action, AnnotateResult, TicketOutcome
+from forensics.render.escape import defuse_workflow_commands
 
 
 def render_result(result: AnnotateResult) -> str:
@@ -47,7 +48,7 @@ def render_result(result: AnnotateResult) -> str:
     elif not result.dry_run:
         done = len(result.outcomes) - len(result.failed)
         lines.append(f"{done} of {len(result.outcomes)} tickets annotated")
-    return "\n".join(lines) + "\n"
+    return defuse_workflow_commands("\n".join(lines) + "\n")  # printed in CI steps, bodies quote logs
 
 
 def result_to_dict(result: AnnotateResult) -> dict[str, Any]:

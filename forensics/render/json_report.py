@@ -19,6 +19,7 @@ from forensics.model import (
     Verdict,
 )
 from forensics.render.common import explained_share, headline
+from forensics.render.escape import defuse_json_commands
 from forensics.version import __version__
 
 SCHEMA_VERSION = "1.2"  # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause
@@ -26,7 +27,7 @@ SCHEMA_VERSION = "1.2"  # 1.1: structured CI context; job, stage and artifact pe
 
 def render_json(report: Report) -> str:
     """The report as indented JSON text."""
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
+    return defuse_json_commands(json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)) + "\n"
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

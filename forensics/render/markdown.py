@@ -28,10 +28,15 @@ from forensics.render.common import (
     short_sha,
     tickets_of,
 )
+from forensics.render.escape import defuse_workflow_commands
 
 DEFAULT_MAX_CHARS = 60_000  # GitHub caps comments and step summaries near 65,536 characters
 _BACKTICKS = regex.compile(r"`+")
 _MARKDOWN_SPECIAL = regex.compile(r"([\\`*_\[\]<>|#])")
+# In prose from logs and results: what could start markup (HTML, links, images, emphasis, tables, headings)
+# (an underscore only where it could open or close emphasis: `HF_HUB_OFFLINE` stays as written)
+_PROSE_SPECIAL = regex.compile(r"([\\`*\[\]<>|#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
+_LINE_BREAKS = regex.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
 _MAX_TESTS_LISTED = 20
 
 
@@ -42,7 +47,8 @@ def fence_for(text: str) -> str:
 
 
 def inline_code(text: str) -> str:
-    """Inline code that survives backticks in the text."""
+    """Inline code that survives backticks and line breaks in the text (a blank line would end it)."""
+    text = _LINE_BREAKS.sub(" ", text)
     longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
     ticks = "`" * (longest + 1)
     padding = " " if text.startswith("`") or text.endswith("`") else ""
@@ -86,8 +92,10 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
     if report.problems:
         lines = ["### Problems", ""]
         for problem in report.problems:
-            hint = f" — hint: {problem.hint}" if problem.hint else ""
-            lines.append(f"- **{problem.severity}** {inline_code(problem.object)}: {problem.message}{hint}")
+            hint = f" — hint: {prose(problem.hint)}" if problem.hint else ""
+            lines.append(
+                f"- **{problem.severity}** {inline_code(problem.object)}: {prose(problem.message)}{hint}"
+            )
         sections.append("\n".join(lines) + "\n")
     out = [head]
     used = len(head)
@@ -100,7 +108,13 @@ def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> st
             break
         out.append(section)
         used += len(section)
-    return "\n".join(out)
+    return defuse_workflow_commands("\n".join(out))
+
+
+def prose(text: str) -> str:
+    """Text from a log or a result (a summary's values, a message, a step name) inside a Markdown sentence:
+    one line, and nothing in it starts markup."""
+    return _PROSE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def plain(text: str) -> str:
@@ -176,7 +190,7 @@ def _test_lines(members: list[Verdict]) -> list[str]:
     lines = []
     for verdict in members[:_MAX_TESTS_LISTED]:
         tickets = tickets_of(verdict)
-        extra = f" — tickets: {tickets}" if tickets else ""
+        extra = f" — tickets: {prose(tickets)}" if tickets else ""
         retried = f", retried {verdict.test.retries}×" if verdict.test.retries else ""
         lines.append(f"- {inline_code(verdict.test.name)} ({verdict.test.status.value}{retried}){extra}")
     if len(members) > _MAX_TESTS_LISTED:
@@ -196,12 +210,12 @@ def _cause_section(members: list[Verdict], *, level: int) -> str:
     ]
     for summary, sharing in distinct_summaries(members):
         prefix = "" if len(sharing) == count else f"({len(sharing)} of {count}) "
-        lines.append(f"{prefix}{summary}")
+        lines.append(f"{prefix}{prose(summary)}")
         lines.append("")
     lines.append("**Tests**")
     lines.extend(_test_lines(members))
     lines.extend(
-        ["", f"**Evidence** ({evidence_place(first)}, test {inline_code(members[0].test.name)})", ""]
+        ["", f"**Evidence** ({prose(evidence_place(first))}, test {inline_code(members[0].test.name)})", ""]
     )
     lines.append(excerpt_block(first.evidence))
     symptoms = _symptom_line(members[0].root_cause, members[0].symptoms)
@@ -215,7 +229,7 @@ def _cause_section(members: list[Verdict], *, level: int) -> str:
 def _symptom_line(cause: Finding | None, symptoms: tuple[Finding, ...]) -> str:
     if not symptoms:
         return ""
-    parts = [f"{symptom.title} ({evidence_place(symptom)})" for symptom in symptoms]
+    parts = [f"{prose(symptom.title)} ({prose(evidence_place(symptom))})" for symptom in symptoms]
     label = "**Symptoms it explains:**" if cause else "**Symptoms seen:**"
     return f"{label} " + "; ".join(parts)
 
@@ -243,7 +257,7 @@ def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> s
         lines.extend(
             [
                 "",
-                f"**Last error line** ({fingerprint.evidence.attachment} line {fingerprint.evidence.line})",
+                f"**Last error line** ({prose(fingerprint.evidence.attachment)} line {fingerprint.evidence.line})",
                 "",
             ]
         )

@@ -1,65 +1,53 @@
-"""Redact secrets from everything a report can show: log lines, excerpts, messages, values, links.
+"""Redact secrets from everything a report can show: every string of every field, at every exit.
 
 Logs print tokens more often than anyone likes (`HF_TOKEN=hf_…` in an env dump, a signed artifact URL, an
-`Authorization:` header in a debug line). Reports go to job summaries, dashboards and tickets, so every
-text field passes through here once, when the report is built; renderers never see a secret.
+`Authorization:` header in a debug line), and test names, parameters and step names carry them too. Reports go
+to job summaries, dashboards, stores and tickets, so `redact_report` passes every string field of the model
+through the redactor when the report is built (fingerprints are computed again from the redacted line, and
+text is cut to its shown length only after redacting); renderers, the store, the dashboard and ticket
+comments run it (or `Redactor.text`) once more on what they are given, which costs little and covers
+reports saved by older versions. The shapes themselves are one table: `secret_shapes.SHAPES`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, TypeVar
 
 import regex
 
-from forensics.model import (
-    Evidence,
-    ExcerptLine,
-    Finding,
-    Fingerprint,
-    Link,
-    Problem,
-    Report,
-    TestCase,
-    Value,
-    Verdict,
+from forensics.engine.fingerprint import make_fingerprint
+from forensics.engine.normalize import strip_controls
+from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
+from forensics.model import Evidence, ExcerptLine, Fingerprint, Problem, Report, TestCase
+from forensics.report.grouping import group_verdicts
+from forensics.report.secret_shapes import (
+    PEM_BLOCK_END,
+    PEM_BLOCK_START,
+    PEM_BODY_LINE,
+    REDACTED,
+    SHAPES,
 )
 
-REDACTED = "[REDACTED]"
+__all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report"]
+
 _SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
-_PATTERNS: tuple[tuple[regex.Pattern[str], str], ...] = (
-    # credentials in URLs: scheme://user:password@host
-    (regex.compile(r"(?<=[a-zA-Z][\w+.-]{0,20}://)[^/\s:@'\"]{1,200}:[^/\s@'\"]{1,200}(?=@)"), REDACTED),
-    # signed URLs (S3, Azure blob as GitHub artifact downloads use): drop the whole query string
-    (
-        regex.compile(
-            r"(?<=https?://[^\s?'\"]{1,500})\?[^\s'\"]{0,2000}?(?:sig|signature|X-Amz-Signature|X-Amz-Credential|"
-            r"token|se|sv|st)=[^\s'\"]{0,2000}",
-            regex.I,
-        ),
-        "?" + REDACTED,
-    ),
-    (
-        regex.compile(
-            r"(?i)(?<=\bauthorization\s{0,4}[:=]\s{0,4})(?:(?:bearer|basic|token)\s{1,4})?[^\s'\",]{4,}"
-        ),
-        REDACTED,
-    ),
-    (regex.compile(r"(?i)(?<=\bbearer\s{1,4})[A-Za-z0-9._~+/=-]{8,}"), REDACTED),
-    (regex.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,255}\b"), REDACTED),
-    (regex.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,255}\b"), REDACTED),
-    (regex.compile(r"\bhf_[A-Za-z0-9]{20,}\b"), REDACTED),
-    (regex.compile(r"\blin_(?:api|oauth)_[A-Za-z0-9]{20,}\b"), REDACTED),
-    (regex.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), REDACTED),
-    # NAME=value where the name says it is a secret (env dumps, CLI flags, config echoes)
-    (
-        regex.compile(
-            r"(?i)(?<=\b[A-Z0-9_]{0,40}(?:TOKEN|SECRET(?:_?KEY)?|PASSWORD|PASSWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY)\b['\"]?"
-            r"\s{0,3}[=:]\s{0,3}['\"]?)(?!\[REDACTED\])[^\s'\",;]{4,}"
-        ),
-        REDACTED,
-    ),
+_CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
+_CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
+# Identity fields: they join verdicts, groups and problems and must stay equal (Allure writes a uuid4 there;
+# checking that it is one belongs to the reader)
+_IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
+_T = TypeVar("_T")
+_FIELDS: dict[type[Any], tuple[str, ...] | None] = {}
+# Every shape's hints found in one scan (stdlib `re` is fastest on a plain alternation of literals); the
+# lookahead finds overlapping ones too (`key` and `eyj` in `keyjwt`)
+_HINTS = re.compile(
+    "(?=("
+    + "|".join(re.escape(hint) for hint in sorted({h for s in SHAPES for h in s.hints}, key=len))
+    + "))"
 )
 
 
@@ -68,6 +56,7 @@ class Redactor:
     """Known secret shapes, plus exact values (e.g. of the environment's *_TOKEN variables)."""
 
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the values themselves: never shown
+    _done: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str]) -> Redactor:
@@ -80,86 +69,146 @@ class Redactor:
         return cls(secrets=tuple(sorted(values, key=lambda value: (-len(value), value))))
 
     def text(self, text: str) -> str:
-        """The text with every secret replaced by [REDACTED]."""
+        """The text with terminal controls removed and every secret replaced by [REDACTED].
+
+        Controls go first so that a colour code inside a token cannot hide it from its shape.
+        """
+        if not text:
+            return text
+        if len(text) > _CACHED_LENGTH:
+            return self._redact(text)
+        if text not in self._done:
+            if len(self._done) >= _CACHE_ENTRIES:
+                self._done.clear()
+            redacted = self._redact(text)
+            self._done[text] = None if redacted is text else redacted
+        done = self._done[text]
+        return text if done is None else done  # unchanged: the caller's own object, so nothing is copied
+
+    def lines(self, lines: Sequence[str]) -> list[str]:
+        """Consecutive log lines: each redacted, and every line of a private key block (BEGIN … END, or from
+        the first line to END when the excerpt starts inside the block) replaced whole."""
+        redacted: list[str] = []
+        inside = any(PEM_BLOCK_END.search(line) for line in lines) and not any(
+            PEM_BLOCK_START.search(line) for line in lines[: _first_end(lines)]
+        )
+        for line in lines:
+            if PEM_BLOCK_START.search(line):
+                inside = PEM_BLOCK_END.search(line) is None
+                redacted.append(self.text(line))
+            elif inside or PEM_BODY_LINE.match(line):
+                inside = inside and PEM_BLOCK_END.search(line) is None
+                redacted.append(REDACTED)
+            else:
+                redacted.append(self.text(line))
+        return redacted
+
+    def _redact(self, original: str) -> str:
+        text = strip_controls(original)
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        for pattern, replacement in _PATTERNS:
-            text = pattern.sub(replacement, text)
-        return text
+        hinted = set(_HINTS.findall(text.lower()))
+        if hinted:
+            for shape in SHAPES:
+                if not hinted.isdisjoint(shape.hints):
+                    text = shape.pattern.sub(REDACTED, text)
+        return original if text == original else text  # the same object: the walk then copies nothing
+
+
+def _first_end(lines: Sequence[str]) -> int:
+    return next((index for index, line in enumerate(lines) if PEM_BLOCK_END.search(line)), len(lines))
 
 
 def redact_report(report: Report, redactor: Redactor) -> Report:
-    """The same report with every text field passed through the redactor."""
+    """The same report with every string redacted and cut to its shown length, fingerprints and groups anew.
+
+    Idempotent: a redacted report comes back equal, so every output path may run it again.
+    """
+    verdicts = tuple(redact_model(verdict, redactor) for verdict in report.verdicts)
     return replace(
         report,
-        verdicts=tuple(_verdict(verdict, redactor) for verdict in report.verdicts),
-        problems=tuple(_problem(problem, redactor) for problem in report.problems),
+        inputs=redact_model(report.inputs, redactor),
+        verdicts=verdicts,
+        groups=group_verdicts(verdicts),
+        problems=redact_model(report.problems, redactor),
+        context=redact_model(report.context, redactor),
     )
 
 
-def _verdict(verdict: Verdict, redactor: Redactor) -> Verdict:
-    return replace(
-        verdict,
-        test=_test(verdict.test, redactor),
-        root_cause=_finding(verdict.root_cause, redactor) if verdict.root_cause else None,
-        symptoms=tuple(_finding(symptom, redactor) for symptom in verdict.symptoms),
-        fingerprint=_fingerprint(verdict.fingerprint, redactor) if verdict.fingerprint else None,
-        likely_cause=(
-            replace(verdict.likely_cause, evidence=_evidence(verdict.likely_cause.evidence, redactor))
-            if verdict.likely_cause
+def redact_data(data: _T, redactor: Redactor) -> _T:
+    """JSON-like data (dicts, lists, strings) with every string, keys included, through the redactor."""
+    if isinstance(data, str):
+        return redactor.text(data)  # type: ignore[return-value]
+    if isinstance(data, Mapping):
+        return {redactor.text(str(key)): redact_data(value, redactor) for key, value in data.items()}  # type: ignore[return-value]
+    if isinstance(data, list | tuple):
+        return type(data)(redact_data(item, redactor) for item in data)
+    return data
+
+
+def redact_model(value: _T, redactor: Redactor) -> _T:
+    """Every string inside a model value (dataclasses, tuples, lists, dicts); a field the model adds later is
+    covered without a change here. Unchanged parts are returned as they are (no copies)."""
+    redacted: _T = _walk(value, redactor)
+    return redacted
+
+
+def _walk(value: Any, redactor: Redactor) -> Any:
+    kind = type(value)
+    if kind is str:  # not a StrEnum: statuses and categories are names, not text
+        return redactor.text(value)
+    if kind is tuple:
+        items = tuple(_walk(item, redactor) for item in value)
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if kind is list:
+        return [_walk(item, redactor) for item in value]
+    if kind is dict:
+        return {_walk(key, redactor): _walk(item, redactor) for key, item in value.items()}
+    if kind is Evidence:
+        return _evidence(value, redactor)
+    if kind is Fingerprint:
+        return _fingerprint(value, redactor)
+    names = _text_fields(kind)
+    if names is None:
+        return value
+    changes: dict[str, Any] = {}
+    for name in names:
+        before = getattr(value, name)
+        after = _walk(before, redactor)
+        if after is not before:
+            changes[name] = after
+    return replace(value, **changes) if changes else value
+
+
+def _text_fields(kind: type[Any]) -> tuple[str, ...] | None:
+    """The fields of a dataclass the walk visits (None for anything else: numbers, enums, datetimes)."""
+    if kind not in _FIELDS:
+        _FIELDS[kind] = (
+            tuple(item.name for item in fields(kind) if (kind, item.name) not in _IDENTITIES)
+            if is_dataclass(kind)
             else None
-        ),
-        problems=tuple(_problem(problem, redactor) for problem in verdict.problems),
-    )
+        )
+    return _FIELDS[kind]
 
 
-def _test(test: TestCase, redactor: Redactor) -> TestCase:
+def _evidence(evidence: Evidence, redactor: Redactor) -> Evidence:
+    """Redacted first, then cut to what reports show (the scanner keeps more, so no secret is cut in half)."""
+    texts = redactor.lines([line.text for line in evidence.excerpt])
     return replace(
-        test,
-        message=redactor.text(test.message),
-        trace=redactor.text(test.trace),
-        links=tuple(
-            Link(link.type, redactor.text(link.name), redactor.text(link.url)) for link in test.links
+        evidence,
+        attachment=redactor.text(evidence.attachment),
+        text=redactor.text(evidence.text)[:EVIDENCE_TEXT_LIMIT],
+        location=redactor.text(evidence.location),
+        source=redactor.text(evidence.source),
+        excerpt=tuple(
+            ExcerptLine(line.number, text[:EXCERPT_TEXT_LIMIT])
+            for line, text in zip(evidence.excerpt, texts, strict=True)
         ),
-        parameters=tuple((name, redactor.text(value)) for name, value in test.parameters),
-        labels=tuple((name, redactor.text(value)) for name, value in test.labels),
-    )
-
-
-def _finding(finding: Finding, redactor: Redactor) -> Finding:
-    return replace(
-        finding,
-        summary=redactor.text(finding.summary),
-        fields=tuple((name, _value(value, redactor)) for name, value in finding.fields),
-        evidence=_evidence(finding.evidence, redactor),
     )
 
 
 def _fingerprint(fingerprint: Fingerprint, redactor: Redactor) -> Fingerprint:
-    return replace(
-        fingerprint,
-        masked=redactor.text(fingerprint.masked),
-        line=redactor.text(fingerprint.line),
-        evidence=_evidence(fingerprint.evidence, redactor) if fingerprint.evidence else None,
-    )
-
-
-def _evidence(evidence: Evidence, redactor: Redactor) -> Evidence:
-    return replace(
-        evidence,
-        text=redactor.text(evidence.text),
-        excerpt=_lines(evidence.excerpt, redactor),
-    )
-
-
-def _lines(lines: Iterable[ExcerptLine], redactor: Redactor) -> tuple[ExcerptLine, ...]:
-    return tuple(ExcerptLine(line.number, redactor.text(line.text)) for line in lines)
-
-
-def _value(value: Value, redactor: Redactor) -> Value:
-    return redactor.text(value) if isinstance(value, str) else value
-
-
-def _problem(problem: Problem, redactor: Redactor) -> Problem:
-    return replace(problem, object=redactor.text(problem.object), message=redactor.text(problem.message))
+    """Computed again from the redacted line: masking first would keep parts of a secret in the key and title."""
+    evidence = _evidence(fingerprint.evidence, redactor) if fingerprint.evidence is not None else None
+    return make_fingerprint(redactor.text(fingerprint.line)[:EVIDENCE_TEXT_LIMIT], evidence)

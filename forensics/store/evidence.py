@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from forensics.engine.decode import utf8_stream
 from forensics.errors import ResultsError
 from forensics.inputs.archive import DirectoryArchive, ZipArchive, open_regular, safe_entry_name
 from forensics.inputs.discover import Input, LogInput
@@ -138,7 +139,7 @@ def _evidence_log(
             numbered = _window(stream, evidence.line if evidence is not None else None, max_log_bytes)
     if not numbered and evidence is not None:  # the input is gone: keep the excerpt the report has
         numbered = [(line.number, line.text) for line in evidence.excerpt] or [(evidence.line, evidence.text)]
-    text = redactor.text("\n".join(text for _, text in numbered))
+    text = "\n".join(redactor.lines([text for _, text in numbered]))
     return EvidenceLog(
         test_uuid=test.uuid,
         input_path=info.path if info.kind == "stdin" else os.path.abspath(info.path),  # any later cwd
@@ -165,7 +166,7 @@ def _open(opened: Input, source: str) -> BinaryIO:
     """A log of the input; entry names that would leave a folder or archive are refused (a saved report's
     `source` is just text)."""
     if isinstance(opened, LogInput):
-        return opened.open()
+        return utf8_stream(opened.open())
     name = safe_entry_name(source)
     if name is None:
         raise KeyError(source)
@@ -173,7 +174,7 @@ def _open(opened: Input, source: str) -> BinaryIO:
         opened.root
     ):
         raise KeyError(source)  # a symbolic link out of the results folder
-    return opened.open(name)
+    return utf8_stream(opened.open(name))
 
 
 def _window(stream: BinaryIO, target: int | None, max_bytes: int) -> list[tuple[int, str]]:
@@ -182,7 +183,7 @@ def _window(stream: BinaryIO, target: int | None, max_bytes: int) -> list[tuple[
     for number, raw in _lines(stream, max_bytes):
         if target is not None and number > target + LINES_AFTER:
             break
-        kept.append((number, raw.decode("utf-8", "replace").rstrip("\r\n")))
+        kept.append((number, _line_text(raw)))
     lines = list(kept)
     if target is not None:
         lines = [(number, text) for number, text in lines if number >= target - LINES_BEFORE]
@@ -193,6 +194,15 @@ def _window(stream: BinaryIO, target: int | None, max_bytes: int) -> list[tuple[
         dropped = lines.pop(0) if target - lines[0][0] > lines[-1][0] - target else lines.pop()
         size -= len(dropped[1].encode()) + 1
     return lines
+
+
+def _line_text(raw: bytes) -> str:
+    """A line as text; one cut at MAX_LINE_BYTES loses its last, cut word, which could be half a secret."""
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    if len(raw) < MAX_LINE_BYTES or raw.endswith(b"\n"):
+        return text
+    words = text.split()
+    return text[: len(text) - len(words[-1])] + "…" if len(words) > 1 else text
 
 
 def _lines(stream: BinaryIO, max_bytes: int) -> Iterator[tuple[int, bytes]]:

@@ -28,6 +28,7 @@ from forensics.inputs.allure import MESSAGE_RANK
 from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
 from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.redact import redact_model
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
 from forensics.store.identity import input_identity, kind_of
@@ -93,7 +94,10 @@ def reanalyze(
         if progress is not None:
             progress("deciding the stored failing tests", number, len(failures))
         source = "artifact" if failure.test_pk in verdicts else "evidence"
-        verdict = verdicts.get(failure.test_pk) or _from_evidence(failure, compiled)
+        # evidence an older version stored may hold what this one redacts: what is written back is redacted
+        verdict = verdicts.get(failure.test_pk) or redact_model(
+            _from_evidence(failure, compiled), options.redactor
+        )
         move = _move(failure, verdict, source)
         if move is None:
             continue

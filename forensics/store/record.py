@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from forensics.model import Evidence, Report
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.store.base import Store
 from forensics.store.evidence import DEFAULT_MAX_LOG_BYTES, EvidenceLog, gather_evidence
 from forensics.store.recording import FindingRecord, JobRecord, Recording, TestRecord, recording_of
@@ -45,7 +45,9 @@ def record_report(
 
     `max_log_bytes` is the analysis's own limit (`--max-log-size`): no log is read further when recording.
     """
-    gathered = gather_evidence(report, redactor=redactor or Redactor(), max_log_bytes=max_log_bytes)
+    redactor = redactor or Redactor()
+    report = redact_report(report, redactor)  # rows outlive the run and are read by every dashboard
+    gathered = gather_evidence(report, redactor=redactor, max_log_bytes=max_log_bytes)
     return record(store, recording_of(report, gathered=gathered, now=now), now=now)
 
 
