@@ -63,7 +63,7 @@ def test_the_document_has_exactly_the_agreed_shape(
         "explained": 6,
         "by_cause": {
             SEED_KEY: 3,
-            "e0f4aa876bc6": 1,  # an unexplained failure counts under its fingerprint
+            "c9103a15f5a3": 1,  # an unexplained failure counts under its fingerprint
             "hf.gated-repo": 1,
             "nccl.system-error": 1,
             "network.address-in-use": 1,
@@ -94,7 +94,7 @@ def test_each_cause_with_its_sightings_environment_and_examples(
     data = dashboard_data(store, now=NOW, days=30)
     assert [cause["key"] for cause in data["causes"]] == [
         SEED_KEY,
-        "e0f4aa876bc6",
+        "c9103a15f5a3",
         "hf.gated-repo",
         "nccl.system-error",
         "network.address-in-use",
@@ -143,11 +143,9 @@ def test_each_cause_with_its_sightings_environment_and_examples(
     )
     unexplained = data["causes"][1]
     assert (unexplained["kind"], unexplained["category"], unexplained["advice"]) == ("unexplained", None, "")
-    assert unexplained["title"] == "tokio runtime worker terminated; aborting process"
+    assert unexplained["title"] == "KeyError: 'token_ids'"
     assert unexplained["examples"][0]["summary"] == ""
-    assert unexplained["examples"][0]["evidence"]["text"].endswith(
-        "tokio runtime worker terminated; aborting process"
-    )
+    assert unexplained["examples"][0]["evidence"]["text"].endswith("KeyError: 'token_ids'")
 
 
 def test_the_matrix_counts_hits_per_gpu(
