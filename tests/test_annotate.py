@@ -285,7 +285,7 @@ def test_unexplained_failures_are_reported_as_such_with_their_fingerprint(nightl
     body = _compose(nightly, ops1)
     assert "### ci-forensics: 7 failing tests linked to `OPS-1`" in body
     assert "#### Unexplained — 1 test" in body
-    assert "No rule explains this failure yet. Fingerprint `e0f4aa876bc6`" in body
+    assert "No rule explains this failure yet. Fingerprint `c9103a15f5a3`" in body
     assert "- `test_request_migration[qwen3-0.6b]` (broken)" in body
     assert "**Last error line** — " in body
     assert body.count("#### Root cause:") == 4

@@ -29,7 +29,7 @@ def _unexplained_train_cases() -> list[tuple[str, str]]:
     return [
         (label["file"], label["evidence"])
         for label in labels
-        if label["cause"] == "unexplained" and label.get("evidence")
+        if label.get("cause") == "unexplained" and label.get("evidence")
     ]
 
 

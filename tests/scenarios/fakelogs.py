@@ -907,8 +907,11 @@ def health_check_timeout_log(config_name: str) -> str:
     return writer.text()
 
 
-def rust_panic_log(config_name: str) -> str:
-    """Return a log with a novel failure no rule knows: a Rust panic in the request plane, then exit 101."""
+def request_plane_error_log(config_name: str) -> str:
+    """Return a log with a novel failure no rule knows: the worker's request handler raises a KeyError, exit 1.
+
+    (Until issue 13 this was a Rust panic; panics now have their own rule, `rust.panic`.)
+    """
     writer = LogWriter(f"panic:{config_name}")
     api = Process("APIServer", writer.random.randint(4000, 9000), coloured=True)
     core = Process("EngineCore_DP0", api.pid + 407, coloured=True)
@@ -934,10 +937,28 @@ def rust_panic_log(config_name: str) -> str:
     )
     background_chatter(writer, 40, worker=core)
     writer.emit("")
-    writer.emit("thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:")
-    writer.emit("called `Option::unwrap()` on a `None` value")
-    writer.emit("note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace")
-    writer.dynamo("ERROR", "dynamo_runtime::runtime", "tokio runtime worker terminated; aborting process")
+    writer.traceback(
+        [
+            (
+                site("dynamo/vllm/handlers.py"),
+                231,
+                "generate",
+                "async for res in self._generate_token_mode(request, context):",
+            ),
+            (
+                site("dynamo/vllm/handlers.py"),
+                312,
+                "_generate_token_mode",
+                'prompt = TokensPrompt(prompt_token_ids=request["token_ids"])',
+            ),
+        ],
+        "KeyError: 'token_ids'",
+    )
+    writer.dynamo(
+        "WARN",
+        "dynamo_runtime::pipeline::network::ingress::push_handler",
+        "generate handler raised; closing the stream",
+    )
     writer.emit("Cleaning up...")
     return writer.text()
 

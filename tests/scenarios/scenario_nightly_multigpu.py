@@ -142,27 +142,27 @@ def test_disagg_serving(
     dynamo_frontend.wait_until_healthy()
 
 
-# --- request migration: an unexplained failure (Rust panic, exit code 101) ------------------------------
+# --- request migration: an unexplained failure (a KeyError in the worker's request handler, exit code 1) ---
 
 
 @pytest.fixture
 def migration_deployment(
     config_name: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> ManagedProcess:
-    """Start a KV-routed deployment whose runtime panics while migrating a request."""
+    """Start a KV-routed deployment whose worker raises while serving a migrated request."""
     return launched(
         tmp_path_factory,
         request.node.name,
-        fakelogs.rust_panic_log(config_name),
-        exit_code=101,
-        failure=RuntimeError("Main server process exited with code 101 while waiting for health check"),
+        fakelogs.request_plane_error_log(config_name),
+        exit_code=1,
+        failure=RuntimeError("Main server process exited with code 1 while waiting for health check"),
     )
 
 
 @allure.feature("Request migration")
 @pytest.mark.parametrize("config_name", [pytest.param("qwen3-0.6b", marks=pytest.mark.model(QWEN))])
 def test_request_migration(config_name: str, migration_deployment: ManagedProcess) -> None:
-    """Kill a worker mid-stream and expect the request to migrate; the runtime panics instead."""
+    """Kill a worker mid-stream and expect the request to migrate; the worker's handler raises instead."""
     try:
         migration_deployment.wait_until_healthy()
     finally:

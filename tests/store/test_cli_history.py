@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 from forensics.cli.main import main
 from forensics.store import SCHEMA_VERSION, open_store
 from tests.store.conftest import SAMPLE
-from tests.store.test_reanalyze import PANIC_RULE
+from tests.store.test_reanalyze import HANDLER_RULE
 
 ALL_DAYS = ("--days", "3660")  # the sample's tests ran on a fixed date: keep it in the window for years
 
@@ -93,8 +93,8 @@ def test_unknown_filter_values_are_errors_that_name_the_closest_known_ones(
 
 def test_reanalyze_then_apply(store_location: str, artifact: Path, tmp_path: Path) -> None:
     assert _run("analyze", str(artifact), "--record", "--store", store_location).exit_code == 0
-    rule = tmp_path / "panic.toml"
-    rule.write_text(PANIC_RULE)
+    rule = tmp_path / "handler.toml"
+    rule.write_text(HANDLER_RULE)
     artifact.unlink()
     shown = _run("reanalyze", "--store", store_location, "--rules", str(rule))
     assert shown.exit_code == 0, shown.output
@@ -105,10 +105,10 @@ def test_reanalyze_then_apply(store_location: str, artifact: Path, tmp_path: Pat
             "reanalyze", "--store", store_location, "--rules", str(rule), "--apply", "--format", "json"
         ).stdout
     )
-    assert applied["applied"] == 1 and applied["moves"][0]["after"]["key"] == "dynamo.runtime-panic"
+    assert applied["applied"] == 1 and applied["moves"][0]["after"]["key"] == "dynamo.handler-error"
     assert "nothing moved." in _run("reanalyze", "--store", store_location, "--rules", str(rule)).stdout
     document = json.loads(_run("history", "--store", store_location, "--format", "json", *ALL_DAYS).stdout)
-    assert "dynamo.runtime-panic" in [cause["key"] for cause in document["causes"]]
+    assert "dynamo.handler-error" in [cause["key"] for cause in document["causes"]]
 
 
 def test_the_store_can_come_from_the_environment(

@@ -63,7 +63,7 @@ def test_the_document_has_exactly_the_agreed_shape(
         "explained": 6,
         "by_cause": {
             SEED_KEY: 3,
-            "e0f4aa876bc6": 1,  # an unexplained failure counts under its fingerprint
+            "c9103a15f5a3": 1,  # an unexplained failure counts under its fingerprint
             "hf.gated-repo": 1,
             "nccl.system-error": 1,
             "network.address-in-use": 1,
@@ -94,7 +94,7 @@ def test_each_cause_with_its_sightings_environment_and_examples(
     data = dashboard_data(store, now=NOW, days=30)
     assert [cause["key"] for cause in data["causes"]] == [
         SEED_KEY,
-        "e0f4aa876bc6",
+        "c9103a15f5a3",
         "hf.gated-repo",
         "nccl.system-error",
         "network.address-in-use",
@@ -143,12 +143,10 @@ def test_each_cause_with_its_sightings_environment_and_examples(
     )
     unexplained = data["causes"][1]
     assert (unexplained["kind"], unexplained["category"], unexplained["advice"]) == ("unexplained", None, "")
-    assert unexplained["title"] == "tokio runtime worker terminated; aborting process"
-    # The example is the likely cause (the panic), not the last error line the cluster is keyed by.
-    assert unexplained["examples"][0]["summary"].startswith("Unexplained — likely cause (no rule), panic: ")
-    assert unexplained["examples"][0]["evidence"]["text"].endswith(
-        "thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:"
-    )
+    assert unexplained["title"] == "KeyError: 'token_ids'"
+    # The example shows the likely cause and why it was chosen (here the same line the cluster is keyed by).
+    assert unexplained["examples"][0]["summary"].startswith("Unexplained — likely cause (no rule), ")
+    assert unexplained["examples"][0]["evidence"]["text"].endswith("KeyError: 'token_ids'")
 
 
 def test_the_matrix_counts_hits_per_gpu(

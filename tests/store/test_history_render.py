@@ -24,7 +24,7 @@ from forensics.store.reanalyze import reanalyze
 from forensics.store.record import record_report
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly
-from tests.store.test_reanalyze import PANIC_RULE
+from tests.store.test_reanalyze import HANDLER_RULE
 
 NOW = START + timedelta(days=9, hours=4)
 COMMIT = "a" * 40
@@ -37,8 +37,8 @@ vllm.startup-free-memory · infrastructure — 4 hits, 3 tests  (24 h 3 · 7 d 3
   first seen 2026-02-01 (run 9000000, aaaaaaa) · last seen 2026-02-10 (run 9000009, 0000000)
   ▲ 100% of hits on 22 GiB NVIDIA A10G runners (runner 'gpu-a10g-01'), which ran 18% of jobs
 
-e0f4aa876bc6 · unexplained — 1 hit, 1 test  (24 h 1 · 7 d 1 · 30 d 1 · total 1)
-  tokio runtime worker terminated; aborting process
+c9103a15f5a3 · unexplained — 1 hit, 1 test  (24 h 1 · 7 d 1 · 30 d 1 · total 1)
+  KeyError: 'token_ids'
   first seen 2026-02-10 (run 9000009, 0000000) · last seen 2026-02-10 (run 9000009, 0000000)
 
 hf.gated-repo · external-service — 1 hit, 1 test  (24 h 1 · 7 d 1 · 30 d 1 · total 1)
@@ -54,7 +54,7 @@ network.address-in-use · infrastructure — 1 hit, 1 test  (24 h 1 · 7 d 1 · 
   first seen 2026-02-10 (run 9000009, 0000000) · last seen 2026-02-10 (run 9000009, 0000000)
 
 Since the last run of acme/inference · Nightly CI Pipeline · main: run 9000009 on 2026-02-10
-  new       e0f4aa876bc6  (1 test)
+  new       c9103a15f5a3  (1 test)
   new       hf.gated-repo  (1 test)
   new       nccl.system-error  (1 test)
   new       network.address-in-use  (1 test)
@@ -79,13 +79,13 @@ Share of failing tests explained, by week
 └────────────┴─────────┴───────────┴───────┘
 """
 REANALYSIS_TEXT = """\
-Re-ran 65 rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence): 1
+Re-ran {rules} rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence): 1
 moved.
 What moved
 ┏━━━━━━━━━━━┳━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━┓
 ┃ change    ┃ before       ┃ after                ┃ tests ┃
 ┡━━━━━━━━━━━╇━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━┩
-│ explained │ e0f4aa876bc6 │ dynamo.runtime-panic │     1 │
+│ explained │ c9103a15f5a3 │ dynamo.handler-error │     1 │
 └───────────┴──────────────┴──────────────────────┴───────┘
 Tests
 ┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━┓
@@ -186,10 +186,11 @@ def test_history_json(recorded: tuple[Store, Path]) -> None:
 def test_reanalysis_text_and_json(recorded: tuple[Store, Path], tmp_path: Path) -> None:
     store, cached = recorded
     cached.unlink()  # the sample's artifact expired; the GPU runs' results folders are still there
-    rule = tmp_path / "panic.toml"
-    rule.write_text(PANIC_RULE)
+    rule = tmp_path / "handler.toml"
+    rule.write_text(HANDLER_RULE)
+    shipped = len(load_rules())  # the pack grows; the sentence counts the shipped rules plus this one
     found = reanalyze(store, rules=load_rules([rule]))
-    assert _text(render_reanalysis_text(found)) == REANALYSIS_TEXT
+    assert _text(render_reanalysis_text(found)) == REANALYSIS_TEXT.replace("{rules}", str(shipped + 1))
     document = json.loads(render_reanalysis_json(found))
     assert {key: document[key] for key in ("examined", "from_artifacts", "from_evidence", "applied")} == {
         "examined": 8,
@@ -203,11 +204,11 @@ def test_reanalysis_text_and_json(recorded: tuple[Store, Path], tmp_path: Path) 
             "run_url": "https://github.com/acme/inference/actions/runs/9000009",
             "run_at": "2026-02-10T08:00:00Z",
             "change": "explained",
-            "before": {"kind": "unexplained", "key": "e0f4aa876bc6"},
+            "before": {"kind": "unexplained", "key": "c9103a15f5a3"},
             "after": {
                 "kind": "cause",
-                "key": "dynamo.runtime-panic",
-                "title": "A Dynamo runtime thread panicked (Rust)",
+                "key": "dynamo.handler-error",
+                "title": "A Dynamo worker handler raised KeyError",
             },
             "source": "evidence",
             "applied": False,
@@ -215,6 +216,6 @@ def test_reanalysis_text_and_json(recorded: tuple[Store, Path], tmp_path: Path) 
     ]
     nothing = reanalyze(store, rules=load_rules())
     assert _text(render_reanalysis_text(nothing)) == (
-        "Re-ran 64 rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence):\n"
+        f"Re-ran {shipped} rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence):\n"
         "nothing moved.\n"
     )

@@ -21,28 +21,28 @@ from forensics.store.record import record_report
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly, run_url
 
-PANIC_RULE = """
+HANDLER_RULE = """
 [[rule]]
-id = "dynamo.runtime-panic"
-title = "A Dynamo runtime thread panicked (Rust)"
+id = "dynamo.handler-error"
+title = "A Dynamo worker handler raised KeyError"
 category = "product"
 kind = "cause"
 priority = 60
-patterns = ['''thread '(?P<thread>[^']{1,80})' panicked at (?P<location>\\S{1,300}?):?$''']
-summary = "Thread {thread} panicked at {location}."
-advice = "The panic message on the next line names the failed assumption: a bug in the Rust runtime."
+patterns = ['''^KeyError: '(?P<key>[^']{1,80})'''']
+summary = "The request handler raised KeyError for '{key}'."
+advice = "The request lacks a field the worker's handler reads: a frontend/worker protocol mismatch."
 tickets = ["DYN-77"]
 
 [[rule.examples]]
-source = "synthetic: the Rust panic line"
+source = "synthetic: the handler's KeyError line"
 text = '''
-thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:
+KeyError: 'token_ids'
 '''
 
 [[rule.near_misses]]
-source = "synthetic: a thread that only started"
+source = "synthetic: a request log line that names the field"
 text = '''
-thread 'tokio-runtime-worker' started
+INFO request 7f3c token_ids=17
 '''
 """
 ENCODER_RULE = """
@@ -107,13 +107,11 @@ def _rules(tmp_path: Path, *texts: str) -> RuleSet:
     return rules
 
 
-def _panic_line(source: str) -> int:
-    """The panic's line number in the sample's log `source` (lines end at \\n only: the log has a bare \\r)."""
+def _handler_error_line(source: str) -> int:
+    """The KeyError's line number in the sample's log `source` (lines end at \\n only: the log has a bare \\r)."""
     with zipfile.ZipFile(SAMPLE) as archive:
         lines = archive.read(source).decode("utf-8", "replace").split("\n")
-    return next(
-        number for number, line in enumerate(lines, 1) if "thread 'tokio-runtime-worker' panicked" in line
-    )
+    return next(number for number, line in enumerate(lines, 1) if "KeyError: 'token_ids'" in line)
 
 
 @pytest.fixture
@@ -153,7 +151,7 @@ def test_a_new_rule_explains_a_stored_failure(
 ) -> None:
     if artifact == "expired":
         recorded.unlink()
-    found = reanalyze(store, rules=_rules(tmp_path, PANIC_RULE))
+    found = reanalyze(store, rules=_rules(tmp_path, HANDLER_RULE))
     [move] = found.moves
     assert (move.test, move.run_url, move.run_at, move.change) == (
         MIGRATION,
@@ -163,20 +161,20 @@ def test_a_new_rule_explains_a_stored_failure(
     )
     assert (move.before_kind, move.before_key, move.after_kind, move.after_key) == (
         "unexplained",
-        "e0f4aa876bc6",
+        "c9103a15f5a3",
         "cause",
-        "dynamo.runtime-panic",
+        "dynamo.handler-error",
     )
     assert move.source == ("artifact" if artifact == "cached" else "evidence")
     assert not move.applied and found.applied == 0
-    assert store.scalar("SELECT cause_key FROM tests WHERE name = ?", (MIGRATION,)) == "e0f4aa876bc6"
+    assert store.scalar("SELECT cause_key FROM tests WHERE name = ?", (MIGRATION,)) == "c9103a15f5a3"
 
 
 def test_apply_writes_the_new_verdict_with_original_line_numbers(
     store: Store, recorded: Path, tmp_path: Path
 ) -> None:
     recorded.unlink()
-    rules = _rules(tmp_path, PANIC_RULE)
+    rules = _rules(tmp_path, HANDLER_RULE)
     source = store.scalar(
         "SELECT e.source FROM evidence_logs e JOIN tests t ON t.id = e.test WHERE t.name = ?", (MIGRATION,)
     )
@@ -186,13 +184,19 @@ def test_apply_writes_the_new_verdict_with_original_line_numbers(
         " FROM tests t JOIN findings f ON f.test = t.id WHERE t.name = ?",
         (MIGRATION,),
     )[0]
-    assert row[:5] == ("cause", "dynamo.runtime-panic", "cause", "dynamo.runtime-panic", _panic_line(source))
-    assert "panicked at lib/runtime/src/pipeline/network.rs:412:37" in row[5]
-    assert row[6] == "Thread tokio-runtime-worker panicked at lib/runtime/src/pipeline/network.rs:412:37."
+    assert row[:5] == (
+        "cause",
+        "dynamo.handler-error",
+        "cause",
+        "dynamo.handler-error",
+        _handler_error_line(source),
+    )
+    assert "KeyError: 'token_ids'" in row[5]
+    assert row[6] == "The request handler raised KeyError for 'token_ids'."
     assert '"DYN-77"' in row[7]
     assert reanalyze(store, rules=rules).moves == ()
     causes = {cause.key: cause for cause in history(store, now=START.replace(hour=12)).causes}
-    assert "e0f4aa876bc6" not in causes and causes["dynamo.runtime-panic"].tests == (MIGRATION,)
+    assert "c9103a15f5a3" not in causes and causes["dynamo.handler-error"].tests == (MIGRATION,)
 
 
 def test_changed_causes_are_applied_and_lost_ones_are_not(
@@ -214,7 +218,7 @@ def test_changed_causes_are_applied_and_lost_ones_are_not(
 def test_the_selection_limits_what_is_reanalysed(store: Store, recorded: Path, tmp_path: Path) -> None:
     from forensics.store.queries import Filters
 
-    rules = _rules(tmp_path, PANIC_RULE)
+    rules = _rules(tmp_path, HANDLER_RULE)
     assert reanalyze(store, rules=rules, filters=Filters(branch="release")).examined == 0
     assert reanalyze(store, rules=rules, since=START.replace(day=2)).examined == 0
     assert reanalyze(store, rules=rules, since=START).examined == 7
@@ -224,17 +228,17 @@ def test_a_plain_log_given_by_a_relative_path_is_found_again(
     store: Store, rule_pack: RuleSet, workdir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     lines = [f"INFO step {number}" for number in range(400)]
-    lines[100] = "thread 'tokio-runtime-worker' panicked at lib/runtime/src/pipeline/network.rs:412:37:"
+    lines[100] = "KeyError: 'token_ids'"
     lines[399] = "ERROR dynamo_runtime::runtime: tokio runtime worker terminated; aborting process"
     (workdir / "job.log").write_text("\n".join(lines) + "\n")
     record_report(store, analyze(["job.log"], rules=rule_pack))  # relative to the current folder
     os.chdir(tmp_path_factory.mktemp("elsewhere"))
-    found = reanalyze(store, rules=_rules(workdir, PANIC_RULE))
+    found = reanalyze(store, rules=_rules(workdir, HANDLER_RULE))
     [move] = found.moves
     assert (move.test, move.change, move.after_key, move.source) == (
         "job.log",
         "explained",
-        "dynamo.runtime-panic",
+        "dynamo.handler-error",
         "artifact",  # line 101 is outside the stored window (the last 200 lines): only the whole log has it
     )
 
@@ -269,10 +273,10 @@ def test_a_cached_zip_replaced_by_another_is_not_read(store: Store, recorded: Pa
     with zipfile.ZipFile(SAMPLE) as original, zipfile.ZipFile(recorded, "w") as replaced:
         for info in original.infolist():  # the same executions (uuids), one log changed
             data = original.read(info)
-            if info.filename.endswith(".txt") and b"panicked at" in data:
-                data = data.replace(b"panicked at", b"stopped at")
+            if info.filename.endswith(".txt") and b"KeyError: 'token_ids'" in data:
+                data = data.replace(b"KeyError: 'token_ids'", b"KeyOkay: 'token_ids'")
             replaced.writestr(info, data)
-    found = reanalyze(store, rules=_rules(tmp_path, PANIC_RULE))
+    found = reanalyze(store, rules=_rules(tmp_path, HANDLER_RULE))
     assert (found.from_artifacts, found.from_evidence) == (0, 7)
-    [move] = found.moves  # the stored window still holds the panic line the recorded artifact had
-    assert (move.change, move.after_key, move.source) == ("explained", "dynamo.runtime-panic", "evidence")
+    [move] = found.moves  # the stored window still holds the KeyError line the recorded artifact had
+    assert (move.change, move.after_key, move.source) == ("explained", "dynamo.handler-error", "evidence")

@@ -1,0 +1,85 @@
+"""Serving-stack rules: a family's general rule never beats a specific cause that the same log also shows.
+
+The general rules (`harness.server-not-ready`, `ray.actor-died`, `rust.panic`, `model.config-error`) have low
+priorities on purpose. These logs are real ones from tests/corpus/train (cited in SOURCES*.md), or real lines from
+different threads put together where no single public log shows both (the OOM line is cut after its first sentence).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from forensics.report.build import analyze
+from forensics.rules.model import RuleSet
+
+TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
+
+# A Rust panic whose message is the port clash is the port clash, on whichever line the reason is printed.
+REAL_LOGS = [
+    ("rust/panic-bind-address-in-use-hyper-owshen-28.log", "network.address-in-use", 3),
+    ("rust/panic-addrinuse-next-line-tuwunel-374.log", "network.address-in-use", 6),
+    ("rust/panic-new-format-chat-template-tgi-1574.log", "rust.panic", 3),
+    # vLLM's "architecture not supported" after a failed inspection: the undefined symbol is the cause
+    ("model/arch-not-supported-after-undefined-symbol-vllm-9377.log", "python.undefined-symbol", 1),
+    # the exit-detail line comes first, the driver's exception line is the one that says it
+    ("ray/ray-actor-error-job-submit-simplerl-98.log", "ray.actor-died", 10),
+]
+
+# real lines from the train corpus's logs (the file each comes from is named)
+GATED = (  # huggingface/gated-repo-ci-make-semantic-router-817.log
+    "huggingface_hub.errors.GatedRepoError: 401 Client Error. (Request ID: "
+    "Root=1-693b313c-3a360d925a720ea722d0d659;d80b0023-f1de-421c-828f-7f393a1763c2)"
+)
+SERVER_NOT_READY = (
+    "E   RuntimeError: Server failed to start in time."  # harness/server-not-ready-vllm-tests-utils-46591.log
+)
+ACTOR_DIED = (  # ray/actor-died-new-wording-verl-4921.log
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task."
+)
+CUDA_OOM = (  # pytorch-cuda/torch-oom-engine-core-12529.log
+    "ERROR 03-13 09:00:43 [core.py:330] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.16 GiB. "
+    "GPU 0 has a total capacity of 7.75 GiB of which 1.17 GiB is free."
+)
+COMBINED = [
+    pytest.param(
+        [GATED, SERVER_NOT_READY], "hf.gated-repo", 1, id="the-server-log-says-why-it-never-came-up"
+    ),
+    pytest.param([SERVER_NOT_READY, GATED], "hf.gated-repo", 2, id="even-when-the-reason-is-printed-later"),
+    pytest.param([CUDA_OOM, ACTOR_DIED], "torch.cuda-oom", 1, id="the-actor-died-of-a-cuda-oom"),
+    pytest.param(
+        [SERVER_NOT_READY], "harness.server-not-ready", 1, id="nothing-deeper-the-general-rule-answers"
+    ),
+]
+
+
+def _root_cause(path: Path, rules: RuleSet) -> tuple[str | None, int | None]:
+    [verdict] = analyze([str(path)], rules=rules).verdicts
+    cause = verdict.root_cause
+    return (cause.rule_id, cause.evidence.line) if cause else (None, None)
+
+
+@pytest.mark.parametrize(("name", "rule_id", "line"), REAL_LOGS, ids=[name for name, _, _ in REAL_LOGS])
+def test_a_specific_cause_wins_over_the_general_rule_in_real_logs(
+    name: str, rule_id: str, line: int, rule_pack: RuleSet
+) -> None:
+    assert _root_cause(TRAIN / name, rule_pack) == (rule_id, line)
+
+
+@pytest.mark.parametrize(("lines", "rule_id", "line"), COMBINED)
+def test_a_general_rule_answers_only_when_nothing_more_specific_matched(
+    lines: list[str], rule_id: str, line: int, rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n")
+    assert _root_cause(log, rule_pack) == (rule_id, line)
+
+
+def test_wrappers_alone_stay_unexplained(rule_pack: RuleSet) -> None:
+    for name in (
+        "unexplained/serving-engine-core-wrapper-gpustack-2723.log",
+        "unexplained/serving-arch-inspection-subprocess-failed-9713.log",
+        "unexplained/serving-diffusers-safetensors-fallback-noise-foleycrafter-9.log",
+    ):
+        assert _root_cause(TRAIN / name, rule_pack) == (None, None), name
