@@ -36,6 +36,7 @@ class Rule:
     summary: Template
     advice: str = ""
     priority: int = 50
+    general: bool = False  # a family's catch-all: wins only on an error line before every specific cause
     tags: tuple[str, ...] = ()
     ignore_case: bool = False
     requires: tuple[regex.Pattern[str], ...] = ()
