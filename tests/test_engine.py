@@ -97,6 +97,26 @@ def test_a_general_rule_wins_with_the_earliest_fatal_error(tmp_path: Path) -> No
     )  # alone, it names the cause
 
 
+def test_a_general_rule_always_yields_to_a_specific_rule_of_its_own_family(tmp_path: Path) -> None:
+    general = rule_toml(
+        "x.nccl-any", "NCCL error in: ", priority=30, extra="general = true\nspecifics = ['x.nccl-*']"
+    )
+    detail = rule_toml("x.nccl-no-interface", "no socket interface found", priority=75)
+    log = (
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1207, internal error\n"
+        "Last error:\n"
+        "Bootstrap : no socket interface found\n"
+    )
+    verdict = _verdict(tmp_path, log, general, detail)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.nccl-no-interface", 3)
+    other_family = rule_toml("x.other", "no socket interface found", priority=75)
+    verdict = _verdict(tmp_path, log, general, other_family)
+    assert (
+        verdict.root_cause is not None and verdict.root_cause.rule_id == "x.nccl-any"
+    )  # earliest fatal error
+
+
 def test_general_must_be_a_boolean_on_a_cause(tmp_path: Path) -> None:
     import pytest
 
@@ -106,6 +126,8 @@ def test_general_must_be_a_boolean_on_a_cause(tmp_path: Path) -> None:
         rules_from(tmp_path, rule_toml("x.a", "boom", extra='general = "yes"'))
     with pytest.raises(RulesError, match="general"):
         rules_from(tmp_path, rule_toml("x.b", "boom", kind="symptom", extra="general = true"))
+    with pytest.raises(RulesError, match="specifics"):
+        rules_from(tmp_path, rule_toml("x.c", "boom", extra="specifics = ['x.*']"))
 
 
 def test_requires_and_excludes_are_checked_over_the_whole_log(tmp_path: Path) -> None:

@@ -2,15 +2,17 @@
 
 A symptom never wins over a cause. Among causes: higher priority, then an error line over warning/info
 lines, then the best-ranked log, then the earliest line. A family's general rule (`general = true`, e.g.
-"any CUDA error") is ranked apart: it yields to the best specific cause unless its own error line comes
-strictly before that cause's line, so a specific rule wins on the same line and a general one never hides
-an earlier real cause, yet the earliest fatal error still beats a later consequence. Co-conditions
-(`requires`, `excludes`) are checked over all of the test's logs.
+"any CUDA error") is ranked apart: it always yields to a specific rule of its own family (`specifics`, which
+says more, e.g. the "Last error:" detail under a generic NCCL error), and to any other specific cause unless
+its own error line comes strictly before that cause's line. So a general rule never hides an earlier real
+cause, yet the earliest fatal error still beats a later consequence. Co-conditions (`requires`, `excludes`)
+are checked over all of the test's logs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 
 from forensics.engine.fingerprint import fingerprint_for
 from forensics.engine.normalize import Level
@@ -53,7 +55,8 @@ def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) 
 def _choose_cause(
     causes: list[tuple[int, _Candidate]], compiled: CompiledRules
 ) -> tuple[int, _Candidate] | None:
-    """The best specific cause, unless the best general one stands on an error line strictly before it."""
+    """The best specific cause, unless the best general one stands on an error line strictly before it and the
+    specific one is not of the general rule's own family."""
 
     def rank(item: tuple[int, _Candidate]) -> tuple[int, int, int, int, str]:
         rule = compiled.rules[item[0]]
@@ -63,6 +66,9 @@ def _choose_cause(
     general = min((c for c in causes if compiled.rules[c[0]].general), key=rank, default=None)
     if specific is None or general is None:
         return specific or general
+    general_rule, specific_rule = compiled.rules[general[0]], compiled.rules[specific[0]]
+    if any(fnmatchcase(specific_rule.id, pattern) for pattern in general_rule.specifics):
+        return specific
     general_hit, general_log = general[1]
     specific_hit, specific_log = specific[1]
     earlier = (general_log.ref.rank, general_hit.line) < (specific_log.ref.rank, specific_hit.line)

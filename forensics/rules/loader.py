@@ -23,6 +23,7 @@ _KNOWN_KEYS = {
     "kind",
     "priority",
     "general",
+    "specifics",
     "tags",
     "ignore_case",
     "patterns",
@@ -172,6 +173,11 @@ class _RuleBuilder:
             general = False
         elif general and kind is RuleKind.SYMPTOM:
             self.error("general", "only a cause can be a family's general rule")
+        specifics = self.strings("specifics")
+        if specifics and not general:
+            self.error(
+                "specifics", "only a general rule (general = true) names the specific rules of its family"
+            )
         known = {name for pattern in (*patterns, *context) for name in pattern.groupindex}
         derive = self.derive(known)
         summary = self.summary(known | {name for name, _ in derive})
@@ -197,6 +203,7 @@ class _RuleBuilder:
             advice=advice.strip(),
             priority=priority,
             general=general,
+            specifics=specifics,
             tags=tags,
             ignore_case=ignore_case,
             requires=requires,
