@@ -1,0 +1,5 @@
+"""A server that exits with code 3 and says nothing."""
+
+import sys
+
+sys.exit(3)
