@@ -97,6 +97,16 @@ def test_a_general_rule_wins_with_the_earliest_fatal_error(tmp_path: Path) -> No
     )  # alone, it names the cause
 
 
+def test_a_specific_rule_on_the_general_rules_earliest_line_is_named_instead(tmp_path: Path) -> None:
+    general = rule_toml("x.any-cuda", "CUDA error: ", priority=50, extra="general = true")
+    cuda_oom = rule_toml("x.cuda-oom", "CUDA error: out of memory", priority=60)
+    later = rule_toml("x.startup", "Free memory on device", priority=70)
+    log = "torch.AcceleratorError: CUDA error: out of memory\nValueError: Free memory on device cuda:0 is too low\n"
+    verdict = _verdict(tmp_path, log, general, cuda_oom, later)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.cuda-oom", 1)
+
+
 def test_a_general_rule_always_yields_to_a_specific_rule_of_its_own_family(tmp_path: Path) -> None:
     general = rule_toml(
         "x.nccl-any", "NCCL error in: ", priority=30, extra="general = true\nspecifics = ['x.nccl-*']"

@@ -56,7 +56,7 @@ def _choose_cause(
     causes: list[tuple[int, _Candidate]], compiled: CompiledRules
 ) -> tuple[int, _Candidate] | None:
     """The best specific cause, unless the best general one stands on an error line strictly before it and the
-    specific one is not of the general rule's own family."""
+    specific one is not of the general rule's own family; then a specific cause on that same line, if any."""
 
     def rank(item: tuple[int, _Candidate]) -> tuple[int, int, int, int, str]:
         rule = compiled.rules[item[0]]
@@ -72,7 +72,15 @@ def _choose_cause(
     general_hit, general_log = general[1]
     specific_hit, specific_log = specific[1]
     earlier = (general_log.ref.rank, general_hit.line) < (specific_log.ref.rank, specific_hit.line)
-    return general if general_hit.level is Level.ERROR and earlier else specific
+    if not (general_hit.level is Level.ERROR and earlier):
+        return specific
+    # the general rule's line is the earliest fatal error; a specific rule on that same line still says more
+    same_line = [
+        c
+        for c in causes
+        if not compiled.rules[c[0]].general and c[1][1] is general_log and c[1][0].line == general_hit.line
+    ]
+    return min(same_line, key=rank, default=general)
 
 
 def matched_rules(logs: Sequence[ScannedLog], compiled: CompiledRules) -> dict[int, _Candidate]:
