@@ -59,6 +59,87 @@ def test_priority_then_error_line_then_earliest(tmp_path: Path) -> None:
     assert verdict.root_cause is not None and verdict.root_cause.rule_id == "x.auth"  # priority first
 
 
+def test_a_general_rule_yields_to_a_specific_cause_on_the_same_or_an_earlier_line(tmp_path: Path) -> None:
+    general = rule_toml("x.any-cuda", "CUDA error: ", priority=90, extra="general = true")
+    specific = rule_toml("x.cuda-oom", "CUDA error: out of memory", priority=40)
+    same_line = "RuntimeError: CUDA error: out of memory\n"
+    verdict = _verdict(tmp_path, same_line, general, specific)
+    assert (
+        verdict.root_cause is not None and verdict.root_cause.rule_id == "x.cuda-oom"
+    )  # despite priority 90
+    earlier_real_cause = (
+        "RuntimeError: CUDA error: out of memory\nRuntimeError: CUDA error: unspecified launch failure\n"
+    )
+    verdict = _verdict(tmp_path, earlier_real_cause, general, specific)
+    assert verdict.root_cause is not None and verdict.root_cause.rule_id == "x.cuda-oom"
+
+
+def test_a_general_rule_wins_with_the_earliest_fatal_error(tmp_path: Path) -> None:
+    general = rule_toml("x.any-cuda", "CUDA error: ", priority=30, extra="general = true")
+    later = rule_toml("x.watchdog", "Watchdog caught collective operation timeout", priority=70)
+    log = (
+        "torch.AcceleratorError: CUDA error: unspecified launch failure\n"
+        "[E ProcessGroupNCCL.cpp:1] Watchdog caught collective operation timeout\n"
+    )
+    verdict = _verdict(tmp_path, log, general, later)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.any-cuda", 1)
+    # only an error line counts as the earliest fatal error: a warning or plain line before the cause does not
+    warning_first = (
+        "WARNING 11-28 08:14:19 [x.py:1] retrying after CUDA error: unspecified launch failure\n"
+        "RuntimeError: Watchdog caught collective operation timeout\n"
+    )
+    verdict = _verdict(tmp_path, warning_first, general, later)
+    assert verdict.root_cause is not None and verdict.root_cause.rule_id == "x.watchdog"
+    verdict = _verdict(tmp_path, "RuntimeError: CUDA error: unknown error\n", general, later)
+    assert (
+        verdict.root_cause is not None and verdict.root_cause.rule_id == "x.any-cuda"
+    )  # alone, it names the cause
+
+
+def test_a_specific_rule_on_the_general_rules_earliest_line_is_named_instead(tmp_path: Path) -> None:
+    general = rule_toml("x.any-cuda", "CUDA error: ", priority=50, extra="general = true")
+    cuda_oom = rule_toml("x.cuda-oom", "CUDA error: out of memory", priority=60)
+    later = rule_toml("x.startup", "Free memory on device", priority=70)
+    log = "torch.AcceleratorError: CUDA error: out of memory\nValueError: Free memory on device cuda:0 is too low\n"
+    verdict = _verdict(tmp_path, log, general, cuda_oom, later)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.cuda-oom", 1)
+
+
+def test_a_general_rule_always_yields_to_a_specific_rule_of_its_own_family(tmp_path: Path) -> None:
+    general = rule_toml(
+        "x.nccl-any", "NCCL error in: ", priority=30, extra="general = true\nspecifics = ['x.nccl-*']"
+    )
+    detail = rule_toml("x.nccl-no-interface", "no socket interface found", priority=75)
+    log = (
+        "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1207, internal error\n"
+        "Last error:\n"
+        "Bootstrap : no socket interface found\n"
+    )
+    verdict = _verdict(tmp_path, log, general, detail)
+    assert verdict.root_cause is not None
+    assert (verdict.root_cause.rule_id, verdict.root_cause.evidence.line) == ("x.nccl-no-interface", 3)
+    other_family = rule_toml("x.other", "no socket interface found", priority=75)
+    verdict = _verdict(tmp_path, log, general, other_family)
+    assert (
+        verdict.root_cause is not None and verdict.root_cause.rule_id == "x.nccl-any"
+    )  # earliest fatal error
+
+
+def test_general_must_be_a_boolean_on_a_cause(tmp_path: Path) -> None:
+    import pytest
+
+    from forensics.errors import RulesError
+
+    with pytest.raises(RulesError, match="general"):
+        rules_from(tmp_path, rule_toml("x.a", "boom", extra='general = "yes"'))
+    with pytest.raises(RulesError, match="general"):
+        rules_from(tmp_path, rule_toml("x.b", "boom", kind="symptom", extra="general = true"))
+    with pytest.raises(RulesError, match="specifics"):
+        rules_from(tmp_path, rule_toml("x.c", "boom", extra="specifics = ['x.*']"))
+
+
 def test_requires_and_excludes_are_checked_over_the_whole_log(tmp_path: Path) -> None:
     table = rule_toml(
         "x.killed",

@@ -1,15 +1,21 @@
 """Choose each test's root cause among the rules that matched its logs, and list the symptoms it explains.
 
 A symptom never wins over a cause. Among causes: higher priority, then an error line over warning/info
-lines, then the best-ranked log, then the earliest line. Co-conditions (`requires`, `excludes`) are
-checked over all of the test's logs.
+lines, then the best-ranked log, then the earliest line. A family's general rule (`general = true`, e.g.
+"any CUDA error") is ranked apart: it always yields to a specific rule of its own family (`specifics`, which
+says more, e.g. the "Last error:" detail under a generic NCCL error), and to any other specific cause unless
+its own error line comes strictly before that cause's line. So a general rule never hides an earlier real
+cause, yet the earliest fatal error still beats a later consequence. Co-conditions (`requires`, `excludes`)
+are checked over all of the test's logs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fnmatch import fnmatchcase
 
 from forensics.engine.fingerprint import fingerprint_for
+from forensics.engine.normalize import Level
 from forensics.engine.scanner import CompiledRules, Hit, ProbeRole
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.model import Finding, RuleKind, TestCase, Verdict
@@ -32,15 +38,9 @@ def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) 
         if compiled.rules[index].kind is RuleKind.SYMPTOM
     ]
     root_cause = None
-    if causes:
-        index, (hit, log) = min(
-            causes,
-            key=lambda item: (
-                -compiled.rules[item[0]].priority,
-                *_position(item[1]),
-                compiled.rules[item[0]].id,
-            ),
-        )
+    chosen = _choose_cause(causes, compiled)
+    if chosen is not None:
+        index, (hit, log) = chosen
         root_cause = finding(compiled.rules[index], hit, log, context_values(index, log, logs, compiled))
     symptom_findings = tuple(
         finding(compiled.rules[index], hit, log, context_values(index, log, logs, compiled))
@@ -50,6 +50,37 @@ def decide(test: TestCase, logs: Sequence[ScannedLog], compiled: CompiledRules) 
     if root_cause is None and test.status.is_failing:
         fingerprint = fingerprint_for(test, logs)
     return Verdict(test=test, root_cause=root_cause, symptoms=symptom_findings, fingerprint=fingerprint)
+
+
+def _choose_cause(
+    causes: list[tuple[int, _Candidate]], compiled: CompiledRules
+) -> tuple[int, _Candidate] | None:
+    """The best specific cause, unless the best general one stands on an error line strictly before it and the
+    specific one is not of the general rule's own family; then a specific cause on that same line, if any."""
+
+    def rank(item: tuple[int, _Candidate]) -> tuple[int, int, int, int, str]:
+        rule = compiled.rules[item[0]]
+        return (-rule.priority, *_position(item[1]), rule.id)
+
+    specific = min((c for c in causes if not compiled.rules[c[0]].general), key=rank, default=None)
+    general = min((c for c in causes if compiled.rules[c[0]].general), key=rank, default=None)
+    if specific is None or general is None:
+        return specific or general
+    general_rule, specific_rule = compiled.rules[general[0]], compiled.rules[specific[0]]
+    if any(fnmatchcase(specific_rule.id, pattern) for pattern in general_rule.specifics):
+        return specific
+    general_hit, general_log = general[1]
+    specific_hit, specific_log = specific[1]
+    earlier = (general_log.ref.rank, general_hit.line) < (specific_log.ref.rank, specific_hit.line)
+    if not (general_hit.level is Level.ERROR and earlier):
+        return specific
+    # the general rule's line is the earliest fatal error; a specific rule on that same line still says more
+    same_line = [
+        c
+        for c in causes
+        if not compiled.rules[c[0]].general and c[1][1] is general_log and c[1][0].line == general_hit.line
+    ]
+    return min(same_line, key=rank, default=general)
 
 
 def matched_rules(logs: Sequence[ScannedLog], compiled: CompiledRules) -> dict[int, _Candidate]:

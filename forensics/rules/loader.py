@@ -23,6 +23,8 @@ _KNOWN_KEYS = {
     "category",
     "kind",
     "priority",
+    "general",
+    "specifics",
     "tags",
     "ignore_case",
     "patterns",
@@ -168,6 +170,17 @@ class _RuleBuilder:
         if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= 100:
             self.error("priority", "must be a whole number from 0 to 100")
             priority = 50
+        general = entry.get("general", False)
+        if not isinstance(general, bool):
+            self.error("general", "must be true or false")
+            general = False
+        elif general and kind is RuleKind.SYMPTOM:
+            self.error("general", "only a cause can be a family's general rule")
+        specifics = self.strings("specifics")
+        if specifics and not general:
+            self.error(
+                "specifics", "only a general rule (general = true) names the specific rules of its family"
+            )
         known = {name for pattern in (*patterns, *context) for name in pattern.groupindex}
         derive = self.derive(known)
         summary = self.summary(known | {name for name, _ in derive})
@@ -192,6 +205,8 @@ class _RuleBuilder:
             summary=summary,
             advice=advice.strip(),
             priority=priority,
+            general=general,
+            specifics=specifics,
             tags=tags,
             ignore_case=ignore_case,
             requires=requires,

@@ -36,6 +36,10 @@ class Rule:
     summary: Template
     advice: str = ""
     priority: int = 50
+    general: bool = False  # a family's catch-all: wins only on an error line before every specific cause
+    specifics: tuple[
+        str, ...
+    ] = ()  # for a general rule: id globs of its family's specific rules (always win)
     tags: tuple[str, ...] = ()
     ignore_case: bool = False
     requires: tuple[regex.Pattern[str], ...] = ()

@@ -214,8 +214,9 @@ def test_reanalysis_text_and_json(recorded: tuple[Store, Path], tmp_path: Path) 
             "applied": False,
         }
     ]
-    nothing = reanalyze(store, rules=load_rules())
+    shipped = load_rules()
+    nothing = reanalyze(store, rules=shipped)
     assert _text(render_reanalysis_text(nothing)) == (
-        f"Re-ran {shipped} rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence):\n"
+        f"Re-ran {len(shipped)} rules over 8 stored failing tests (1 from their artifacts, 7 from stored evidence):\n"
         "nothing moved.\n"
     )
