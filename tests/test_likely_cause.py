@@ -328,3 +328,51 @@ def test_bash_job_status_lines_are_signals_and_xtrace_echoes_are_not() -> None:
     ]
     assert _line(log) == (2, LikelyReason.SIGNAL)
     assert _line(["+ python3 serve.py", "Terminated"]) == (2, LikelyReason.SIGNAL)
+
+
+def test_lines_without_a_level_that_report_a_failure_are_the_last_resort() -> None:
+    ray = [
+        "2022-10-27 17:53:40,197 INFO worker.py:1 -- Connecting to existing Ray cluster",
+        "2022-10-27 17:53:40,197 WARNING worker.py:1839 -- The node with node id: b1d7 and address: 172.29.0.2"
+        " has been marked dead because the detector has missed too many heartbeats from it.",
+    ]
+    assert _line(ray) == (2, LikelyReason.FAILURE_LINE)
+    code = [
+        "    def _new_conn(self):",
+        "                self.timeout,",
+        "E               ConnectionRefusedError: [Errno 111] Connection refused",
+    ]
+    assert _line(code) == (3, LikelyReason.EXCEPTION_LINE)
+    json_log = ['{"level":"fatal","error":"listen tcp :50051: bind: address already in use","msg":"failed"}']
+    assert _line(json_log) == (1, LikelyReason.ERROR_LINE)
+    compose = ['droppedneedle  | ERROR:    Error loading ASGI app. Could not import module "main".']
+    assert _line(compose) == (1, LikelyReason.ERROR_LINE)
+
+
+def test_the_kernel_oom_killer_report_explains_a_bare_killed() -> None:
+    log = [
+        "epoch 3/10",
+        "Killed",
+        "$ dmesg | tail",
+        "[Sun Mar 30 08:24:00 2025] Out of memory: Killed process 7899 (python) total-vm:26184840kB",
+    ]
+    assert _line(log) == (4, LikelyReason.SIGNAL)
+    assert _line(["epoch 3/10", "Killed", "nothing else"]) == (2, LikelyReason.SIGNAL)
+
+
+def test_cpp_terminate_inside_an_unfinished_traceback_and_xdist_and_zsh_deaths() -> None:
+    log = [
+        "Traceback (most recent call last):",
+        '  File "spawn.py", line 1, in <module>',
+        "terminate called after throwing an instance of 'c10::Error'",
+        "  what():  CUDA error: unspecified launch failure",
+    ]
+    assert _line(log) == (4, LikelyReason.CPP_EXCEPTION)
+    assert _line(["....[gw0] node down: Not properly terminated"]) == (1, LikelyReason.SIGNAL)
+    assert _line(["[1]    10561 segmentation fault  khoj"]) == (1, LikelyReason.SIGNAL)
+    prefixed = [
+        "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] Traceback (most recent call last):",
+        '2023-04-29 06:01:12.977 [177/train/578 (pid 28936)]   File "train.py", line 9, in save',
+        "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] OSError: [Errno 28] No space left on device",
+    ]
+    assert _line(prefixed) == (3, LikelyReason.EXCEPTION)

@@ -35,6 +35,7 @@ class LikelyReason(StrEnum):
     FATAL_PYTHON = "fatal Python error"
     SIGNAL = "fatal signal"
     ERROR_LINE = "first error line"
+    FAILURE_LINE = "first line that reports a failure"
     WRAPPER = "wrapper error (nothing deeper in the log)"
 
 
@@ -79,7 +80,8 @@ _SIGNAL = regex.compile(
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
     | \bSignal\ \d+\ \(SIG\w+\)\ received | \bexit(?:ed)?\ (?:with\ )?(?:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
-    | ^Terminated$ | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
+    | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
+    | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
     regex.VERBOSE,
 )
@@ -90,7 +92,7 @@ _WRAPPER = regex.compile(
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = regex.compile(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
-    r"(?:\([\w.]+\))?: \S"
+    r"(?:\([\w.]+\))?(?:: \S| - \S|\(['\"])"
 )
 _CPP_WHAT = regex.compile(r"^what\(\):\s+\S")
 _CPP_TERMINATE = regex.compile(r"terminate called after throwing an instance of")
@@ -115,6 +117,12 @@ _GENERIC_EXCEPTIONS = frozenset(
 )
 _PYDANTIC_SUMMARY = regex.compile(r"ValidationError: \d+ validation errors? for ")
 _PYDANTIC_DETAIL = regex.compile(r"^(?:Value error|Assertion failed), ")
+OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
+_KILLED = regex.compile(r"\bKilled\b|\bkilled\b|SIGKILL|exit code 137|exitcode=-9")
+_OOM_KILLER = regex.compile(
+    r"invoked oom-killer|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory|\boom-kill:|OOMKilled"
+)
+_EXCEPTION_WITH_MESSAGE = regex.compile(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
 _FATAL_PHRASE = regex.compile(
@@ -128,7 +136,19 @@ _NOT_A_CAUSE = regex.compile(
     r"|Task exception was never retrieved|^Process [\w-]+:$"
 )
 _RAISE = regex.compile(r"^raise\s+[\w.]+\(")
-_RAW_ERROR_HINT = regex.compile(r"\[(?:E|F|ERROR|FATAL)\]\s")
+_RAW_ERROR_HINT = regex.compile(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
+_RAW_WARNING_HINT = regex.compile(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
+# JSON log lines (`{"level":"fatal","error":…}`): their level field.
+_JSON_LEVEL = regex.compile(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
+# Source code quoted by a traceback or pytest (`self.timeout,`, `> raise X(`): never a failure report.
+_CODE = regex.compile(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
+# The last resort: a line without a level that still reports a failure in words.
+_FAILURE_WORDS = regex.compile(
+    r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
+    r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
+    r"|already in use|no space left)\b",
+    regex.IGNORECASE,
+)
 _ERROR_LIKE = regex.compile(
     r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
 )
@@ -174,6 +194,7 @@ class _Provisional:
     until: int  # the last line number that may replace it
     accepts: Callable[[str], bool]
     chained: bool = False  # a chain marker followed it: the next exception was raised from it
+    reason: LikelyReason = LikelyReason.EXCEPTION  # what a line it accepts is
 
 
 class LikelyCausePicker:
@@ -220,10 +241,13 @@ class LikelyCausePicker:
             and self._provisional.accepts(message)
             and not self._wrapper(message)
         ):
+            reason = self._provisional.reason
             self._provisional = None
-            self._fatal = self._candidate(number, shown, LikelyReason.EXCEPTION, wrapper=False)
+            self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         if _NOT_A_CAUSE.search(message):
+            return
+        if self._never_a_frame(number, shown, message):
             return
         tag = _process_tag(raw)
         traceback = self._tracebacks.get(tag)
@@ -243,7 +267,7 @@ class LikelyCausePicker:
         if traceback is not None:
             if number - traceback.start > TRACEBACK_SPAN:
                 del self._tracebacks[tag]
-            elif _is_exception_line(message):
+            elif _is_exception_line(message) or _prefixed_exception(message):
                 del self._tracebacks[tag]
                 if traceback.fatal:
                     self._exception(number, shown, message, LikelyReason.EXCEPTION)
@@ -254,23 +278,33 @@ class LikelyCausePicker:
                         number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
                     )
                 return  # a frame, a source line, a caret line: part of the traceback
-        if _PANIC.search(message):
-            self._event(number, shown, message, LikelyReason.PANIC)
-        elif _FATAL_PYTHON.search(message):
-            self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
-        elif _CPP_WHAT.match(message) and self._terminate is not None and number - self._terminate <= 3:
-            self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
-        elif _CPP_TERMINATE.search(message):
-            self._terminate = number
-            self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
-        elif (
-            _SIGNAL.search(message) and not quiet and not message.startswith("+ ")
-        ):  # `set -x` echoes commands
+        if _SIGNAL.search(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        elif (
+            normalized.level is not Level.INFO
+            and _FAILURE_WORDS.search(message)
+            and not _CODE.search(message)
+        ):
+            self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
+
+    def _never_a_frame(self, number: int, shown: str, message: str) -> bool:
+        """Lines no traceback holds (a panic, a C++ terminate, a fatal Python error): handled first."""
+        if _CPP_TERMINATE.search(message):
+            self._terminate = number
+            self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        elif _CPP_WHAT.match(message) and self._terminate is not None and number - self._terminate <= 3:
+            self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
+        elif _PANIC.search(message):
+            self._event(number, shown, message, LikelyReason.PANIC)
+        elif _FATAL_PYTHON.search(message):
+            self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
+        else:
+            return False
+        return True
 
     def _exception(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         """An exception: final, unless a generic transport error or a pydantic summary may be refined."""
@@ -308,7 +342,14 @@ class LikelyCausePicker:
         if self._provisional is not None:  # an exception came first: it stays the answer
             self._settle()
             return
-        self._fatal = self._candidate(number, shown, reason, wrapper=False)
+        candidate = self._candidate(number, shown, reason, wrapper=False)
+        if reason is LikelyReason.SIGNAL and _KILLED.search(message) and not _OOM_KILLER.search(message):
+            # a bare `Killed`: the kernel's OOM-killer report, when the log has it, says why
+            self._provisional = _Provisional(
+                candidate, number + OOM_WINDOW, lambda text: bool(_OOM_KILLER.search(text)), reason=reason
+            )
+            return
+        self._fatal = candidate
 
     def _settle_raised(self, traceback: _Traceback) -> None:
         raised = traceback.raised
@@ -346,7 +387,7 @@ class LikelyCausePicker:
                 if traceback.fatal and traceback.raised is not None:
                     self._fatal = traceback.raised
                     break
-        first_error = next((c for c in self._fallback if not c.wrapper), None)
+        first_error = next((c for c in self._fallback if c.reason is LikelyReason.ERROR_LINE), None)
         if (
             self._fatal is not None
             and first_error is not None
@@ -354,7 +395,8 @@ class LikelyCausePicker:
             and _EXCEPTION.fullmatch(_normalize(self._fatal.text).text.strip()) is not None
         ):  # a bare `AssertionError` says less than the error line before it
             self._fatal = first_error
-        chosen = self._fatal or first_error
+        chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
+        chosen = chosen or next((c for c in self._fallback if c.reason is LikelyReason.WRAPPER), None)
         chosen = chosen or next(iter(self._fallback), None)
         if chosen is None:
             return None
@@ -364,6 +406,15 @@ class LikelyCausePicker:
             *chosen.after,
         )
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
+
+
+def _prefixed_exception(message: str) -> bool:
+    """An exception line behind a prefix the normaliser does not know (`[177/train (pid 2)] OSError: …`)."""
+    return (
+        not message.startswith('File "')
+        and _CODE.search(message) is None
+        and _EXCEPTION_WITH_MESSAGE.search(message) is not None
+    )
 
 
 def _exception_name(message: str) -> str:
@@ -388,15 +439,20 @@ _MORE_PREFIXES = regex.compile(
     r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*"
     r"|(?P<word>ERROR|FATAL|WARNING|INFO):\s+"
     r"|\|\s+"
+    r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
+    r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|(?:INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+(?:\[resource\.[^\]]*\]\s*)?"
 )
 _LEVELS = {
     "ERROR": Level.ERROR,
     "CRITICAL": Level.ERROR,
     "FATAL": Level.ERROR,
+    "PANIC": Level.ERROR,
     "E": Level.ERROR,
     "F": Level.ERROR,
     "WARNING": Level.WARNING,
+    "WARN": Level.WARNING,
     "W": Level.WARNING,
     "INFO": Level.INFO,
     "I": Level.INFO,
@@ -409,14 +465,28 @@ def _normalize(raw: str) -> NormalizedLine:
     normalized = normalize_line(raw)
     if normalized.level is not Level.ERROR and _RAW_ERROR_HINT.search(raw[:160]):  # TensorRT's `[TRT] [E] `
         normalized = NormalizedLine(normalized.text, Level.ERROR)
+    elif normalized.level is Level.PLAIN and _RAW_WARNING_HINT.search(raw[:160]):
+        normalized = NormalizedLine(normalized.text, Level.WARNING)
+    json_level = _JSON_LEVEL.match(normalized.text)
+    if json_level is not None:
+        normalized = NormalizedLine(normalized.text, _LEVELS.get(json_level["level"].upper(), Level.PLAIN))
     for _ in range(4):
         match = _MORE_PREFIXES.match(normalized.text)
         if match is None or match.end() == 0:
             return normalized
         inner = normalize_line(normalized.text[match.end() :])
-        word = match["level"] or match["fastchat"] or match["glog"] or match["glog_short"] or match["word"]
+        word = (
+            match["level"]
+            or match["fastchat"]
+            or match["glog"]
+            or match["glog_short"]
+            or match["word"]
+            or match["ray"]
+            or match["ray_cpp"]
+        )
         shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
-        normalized = NormalizedLine(inner.text, Level(min(inner.level, shown)))
+        level = shown if inner.level is Level.PLAIN else Level(min(inner.level, shown))
+        normalized = NormalizedLine(inner.text, level)
     return normalized
 
 
