@@ -159,18 +159,24 @@ class InputSession:
     def _wrapper_test(self) -> Callable[[str], bool]:
         """Whether a line is one a symptom rule names: a wrapper never is the likely cause if anything else is."""
         if self._is_wrapper is None:
-            patterns = [
-                probe.pattern
-                for probe in self.compiled.probes
+            probes = self.compiled.probes
+            wrappers = {
+                number
+                for number, probe in enumerate(probes)
                 if probe.role is ProbeRole.PATTERN
                 and self.compiled.rules[probe.rule_index].kind is RuleKind.SYMPTOM
-            ]
+            }
+            select = (
+                self.compiled.selector.select
+            )  # only patterns whose literal occurs: the rest cannot match
             timeout = self.options.limits.regex_timeout
 
             def is_wrapper(text: str) -> bool:
-                for pattern in patterns:
+                for number in select(text):
+                    if number not in wrappers:
+                        continue
                     try:
-                        if pattern.search(text, timeout=timeout):
+                        if probes[number].pattern.search(text, timeout=timeout):
                             return True
                     except TimeoutError:
                         continue
