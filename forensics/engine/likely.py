@@ -16,6 +16,7 @@ from enum import StrEnum
 
 import regex
 
+from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.model import ExcerptLine
@@ -60,19 +61,19 @@ class LikelyLine:
     excerpt: tuple[ExcerptLine, ...]
 
 
-_PROCESS_TAG = regex.compile(
+_PROCESS_TAG = LazyRegex(
     r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
-_EXCEPTION = regex.compile(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
+_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-_FRAME_NOISE = regex.compile(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
-_PANIC = regex.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
-_FATAL_PYTHON = regex.compile(r"Fatal Python error: ")
-_SIGNAL = regex.compile(
+_FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
+_PANIC = LazyRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
+_FATAL_PYTHON = LazyRegex(r"Fatal Python error: ")
+_SIGNAL = LazyRegex(
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
@@ -83,17 +84,17 @@ _SIGNAL = regex.compile(
     """,
     regex.VERBOSE,
 )
-_WRAPPER = regex.compile(
+_WRAPPER = LazyRegex(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
     regex.IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
-_EXCEPTION_ANYWHERE = regex.compile(
+_EXCEPTION_ANYWHERE = LazyRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
     r"(?:\([\w.]+\))?: \S"
 )
-_CPP_WHAT = regex.compile(r"^what\(\):\s+\S")
-_CPP_TERMINATE = regex.compile(r"terminate called after throwing an instance of")
+_CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
+_CPP_TERMINATE = LazyRegex(r"terminate called after throwing an instance of")
 # Errors from the transport under a library call: a chained, more specific exception says more
 # (`requests…HTTPError: 401` under `GatedRepoError`).
 _GENERIC_EXCEPTIONS = frozenset(
@@ -113,25 +114,23 @@ _GENERIC_EXCEPTIONS = frozenset(
         "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
-_PYDANTIC_SUMMARY = regex.compile(r"ValidationError: \d+ validation errors? for ")
-_PYDANTIC_DETAIL = regex.compile(r"^(?:Value error|Assertion failed), ")
+_PYDANTIC_SUMMARY = LazyRegex(r"ValidationError: \d+ validation errors? for ")
+_PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
-_FATAL_PHRASE = regex.compile(
+_FATAL_PHRASE = LazyRegex(
     r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
-_NOT_A_CAUSE = regex.compile(
+_NOT_A_CAUSE = LazyRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
     r"|Task exception was never retrieved|^Process [\w-]+:$"
 )
-_RAISE = regex.compile(r"^raise\s+[\w.]+\(")
-_RAW_ERROR_HINT = regex.compile(r"\[(?:E|F|ERROR|FATAL)\]\s")
-_ERROR_LIKE = regex.compile(
-    r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
-)
+_RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
+_RAW_ERROR_HINT = LazyRegex(r"\[(?:E|F|ERROR|FATAL)\]\s")
+_ERROR_LIKE = LazyRegex(r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable")
 _NOT_EXCEPTION_NAMES = frozenset(
     {"Traceback", "Warning", "INFO", "DEBUG", "Note", "Hint", "Usage", "During", "The"}
 )
@@ -379,7 +378,7 @@ def _exception_name(message: str) -> str:
 # (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 (`E0205 09:51:38.047 18628 file.py:810] `,
 # `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `, `[E socket.cpp:793] `), TensorRT's `[E] `, pip's
 # `ERROR: `, a Buildkite page copy (`| `), Google Cloud Logging (`INFO 2025-11-19T20:16:36Z [resource…] `).
-_MORE_PREFIXES = regex.compile(
+_MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"
