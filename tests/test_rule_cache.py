@@ -160,3 +160,19 @@ def test_the_default_cache_lives_in_the_user_cache_folder(tmp_path: Path) -> Non
     assert len(list(user_cache.glob("*.json"))) == 1
     load_rules([folder], include_shipped=False, cache=False)
     assert len(list(user_cache.glob("*.json"))) == 1
+
+
+def test_old_packs_are_pruned_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 2)
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    (first,) = (tmp_path / "cache").glob("*.json")
+    os.utime(first, (1, 1))  # long unused
+    for pattern in ("volume is full", "quota is full"):
+        _pack(folder, second_pattern=pattern)
+        _load(folder, cache)
+    remaining = sorted((tmp_path / "cache").glob("*.json"))
+    assert len(remaining) == 2 and first not in remaining

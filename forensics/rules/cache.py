@@ -25,6 +25,7 @@ from forensics.rules.template import Template
 from forensics.version import __version__
 
 CACHE_FORMAT = 1
+MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
 _ROLES = ("patterns", "requires", "excludes", "context")
 
 
@@ -53,8 +54,10 @@ class PackCache:
 
     def load(self, key: str) -> list[Rule] | None:
         """The cached rules for this key, or None (missing, unreadable or corrupt: the caller validates)."""
+        path = self.directory / f"{key}.json"
         try:
-            text = (self.directory / f"{key}.json").read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
+            os.utime(path)  # recently used: kept when older packs are pruned
         except (OSError, UnicodeDecodeError):
             return None
         try:
@@ -78,8 +81,15 @@ class PackCache:
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
                 raise
+            self._prune()
         except OSError:
             return
+
+    def _prune(self) -> None:
+        """Remove the least recently used packs beyond MAX_ENTRIES (every pack edit writes a new entry)."""
+        entries = sorted(self.directory.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+        for stale in entries[MAX_ENTRIES:]:
+            stale.unlink(missing_ok=True)
 
 
 def _rule_to_json(rule: Rule) -> dict[str, Any]:
