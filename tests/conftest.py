@@ -93,8 +93,8 @@ def reference() -> Path:
 
 @pytest.fixture(scope="session")
 def rule_pack() -> RuleSet:
-    """The shipped rule pack, loaded once."""
-    return load_rules()
+    """The shipped rule pack, loaded once and validated in full (session-wide: the user cache is not redirected yet)."""
+    return load_rules(cache=False)
 
 
 @pytest.fixture(scope="session")

@@ -123,13 +123,16 @@ def test_worker_processes_give_the_same_report_as_one_process(
     zip_results(results, zipped)
 
     def essence(report: Report) -> list[tuple[object, ...]]:
-        return [(v.test.name, v.root_cause, v.symptoms, v.fingerprint) for v in report.verdicts]
+        return [
+            (v.test.name, v.root_cause, v.symptoms, v.fingerprint, v.likely_cause) for v in report.verdicts
+        ]
 
     single = analyze([str(zipped)], rules=rule_pack, options=AnalyzeOptions(jobs=1))
     forked = analyze([str(zipped)], rules=rule_pack, options=AnalyzeOptions(jobs=2, process_threshold=0))
     assert essence(single) == essence(forked)
     assert single.problems == forked.problems
     assert single.explained_count >= 5
+    assert any(v.likely_cause is not None for v in forked.verdicts)  # re-read in the workers, same as here
 
 
 def test_the_process_path_is_taken_when_asked(rule_pack: RuleSet) -> None:

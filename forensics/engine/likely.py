@@ -16,6 +16,7 @@ from enum import StrEnum
 
 import regex
 
+from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.model import ExcerptLine
@@ -61,19 +62,19 @@ class LikelyLine:
     excerpt: tuple[ExcerptLine, ...]
 
 
-_PROCESS_TAG = regex.compile(
+_PROCESS_TAG = LazyRegex(
     r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
-_EXCEPTION = regex.compile(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
+_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
-_FRAME_NOISE = regex.compile(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
-_PANIC = regex.compile(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
-_FATAL_PYTHON = regex.compile(r"Fatal Python error: ")
-_SIGNAL = regex.compile(
+_FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
+_PANIC = LazyRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
+_FATAL_PYTHON = LazyRegex(r"Fatal Python error: ")
+_SIGNAL = LazyRegex(
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
@@ -85,17 +86,17 @@ _SIGNAL = regex.compile(
     """,
     regex.VERBOSE,
 )
-_WRAPPER = regex.compile(
+_WRAPPER = LazyRegex(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
     regex.IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
-_EXCEPTION_ANYWHERE = regex.compile(
+_EXCEPTION_ANYWHERE = LazyRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
     r"(?:\([\w.]+\))?(?:: \S| - \S|\(['\"])"
 )
-_CPP_WHAT = regex.compile(r"^what\(\):\s+\S")
-_CPP_TERMINATE = regex.compile(r"terminate called after throwing an instance of")
+_CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
+_CPP_TERMINATE = LazyRegex(r"terminate called after throwing an instance of")
 # Errors from the transport under a library call: a chained, more specific exception says more
 # (`requests…HTTPError: 401` under `GatedRepoError`).
 _GENERIC_EXCEPTIONS = frozenset(
@@ -115,43 +116,41 @@ _GENERIC_EXCEPTIONS = frozenset(
         "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
-_PYDANTIC_SUMMARY = regex.compile(r"ValidationError: \d+ validation errors? for ")
-_PYDANTIC_DETAIL = regex.compile(r"^(?:Value error|Assertion failed), ")
+_PYDANTIC_SUMMARY = LazyRegex(r"ValidationError: \d+ validation errors? for ")
+_PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
-_KILLED = regex.compile(r"\bKilled\b|\bkilled\b|SIGKILL|exit code 137|exitcode=-9")
-_OOM_KILLER = regex.compile(
+_KILLED = LazyRegex(r"\bKilled\b|\bkilled\b|SIGKILL|exit code 137|exitcode=-9")
+_OOM_KILLER = LazyRegex(
     r"invoked oom-killer|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory|\boom-kill:|OOMKilled"
 )
-_EXCEPTION_WITH_MESSAGE = regex.compile(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+_EXCEPTION_WITH_MESSAGE = LazyRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
-_FATAL_PHRASE = regex.compile(
+_FATAL_PHRASE = LazyRegex(
     r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
-_NOT_A_CAUSE = regex.compile(
+_NOT_A_CAUSE = LazyRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
     r"|Task exception was never retrieved|^Process [\w-]+:$"
 )
-_RAISE = regex.compile(r"^raise\s+[\w.]+\(")
-_RAW_ERROR_HINT = regex.compile(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
-_RAW_WARNING_HINT = regex.compile(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
+_RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
+_RAW_ERROR_HINT = LazyRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
+_RAW_WARNING_HINT = LazyRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
-_JSON_LEVEL = regex.compile(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
+_JSON_LEVEL = LazyRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # Source code quoted by a traceback or pytest (`self.timeout,`, `> raise X(`): never a failure report.
-_CODE = regex.compile(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
+_CODE = LazyRegex(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
 # The last resort: a line without a level that still reports a failure in words.
-_FAILURE_WORDS = regex.compile(
+_FAILURE_WORDS = LazyRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left)\b",
     regex.IGNORECASE,
 )
-_ERROR_LIKE = regex.compile(
-    r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
-)
+_ERROR_LIKE = LazyRegex(r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable")
 _NOT_EXCEPTION_NAMES = frozenset(
     {"Traceback", "Warning", "INFO", "DEBUG", "Note", "Hint", "Usage", "During", "The"}
 )
@@ -430,7 +429,7 @@ def _exception_name(message: str) -> str:
 # (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 (`E0205 09:51:38.047 18628 file.py:810] `,
 # `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `, `[E socket.cpp:793] `), TensorRT's `[E] `, pip's
 # `ERROR: `, a Buildkite page copy (`| `), Google Cloud Logging (`INFO 2025-11-19T20:16:36Z [resource…] `).
-_MORE_PREFIXES = regex.compile(
+_MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"

@@ -43,8 +43,25 @@ class Literals:
     ignore_case: bool
 
 
+# What `required_literals` found, by (pattern, ignore_case): the pack cache fills it from disk, so a run with an
+# unchanged pack parses no pattern (a thousand rules' patterns take ~70 ms to parse).
+_KNOWN_LITERALS: dict[tuple[str, bool], Literals | None] = {}
+
+
+def remember_literals(pattern: str, *, ignore_case: bool, literals: Literals | None) -> None:
+    """Record what `required_literals` returns for this pattern (from the pack cache, computed by it before)."""
+    _KNOWN_LITERALS[(pattern, ignore_case)] = literals
+
+
 def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     """The best set of literals a match must contain, or None when none is long enough."""
+    key = (pattern, ignore_case)
+    if key not in _KNOWN_LITERALS:
+        _KNOWN_LITERALS[key] = _required_literals(pattern, ignore_case=ignore_case)
+    return _KNOWN_LITERALS[key]
+
+
+def _required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     if sre_parse is None:
         return None
     try:
@@ -182,11 +199,13 @@ def _alternation(sensitive: set[bytes], insensitive: set[bytes], escape: Callabl
     return b"|".join(parts)
 
 
+_RE2_ESCAPES = {byte: b"\\x%02x" % byte for byte in range(0x80) if not chr(byte).isalnum()}
+_RE2_UNSAFE = re.compile(b"[" + b"".join(b"\\x%02x" % byte for byte in _RE2_ESCAPES) + b"]")
+
+
 def _re2_escape(literal: bytes) -> bytes:
     """Every ASCII byte that is not a letter or digit as `\\xHH` (RE2 refuses some backslash escapes)."""
-    return b"".join(
-        bytes([byte]) if byte >= 0x80 or chr(byte).isalnum() else b"\\x%02x" % byte for byte in literal
-    )
+    return _RE2_UNSAFE.sub(lambda match: _RE2_ESCAPES[match.group()[0]], literal)
 
 
 class ProbeSelector:

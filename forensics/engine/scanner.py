@@ -27,7 +27,7 @@ from forensics.engine.normalize import (
 )
 from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
 from forensics.model import ExcerptLine, Problem
-from forensics.rules.model import Rule, RuleSet
+from forensics.rules.model import Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
 
 EXCERPT_TEXT_LIMIT = 500  # what a report shows of an excerpt line ...
@@ -51,7 +51,7 @@ class Probe:
 
     rule_index: int
     role: ProbeRole
-    pattern: regex.Pattern[str]
+    pattern: RulePattern
     literals: Literals | None
 
 

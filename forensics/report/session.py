@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 from forensics.engine.likely import FATAL_REASONS, LikelyLine, LikelyReason, decoded_lines, pick_likely_cause
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
@@ -28,6 +28,7 @@ from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, Test
 from forensics.report.redact import Redactor
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
+_Result = TypeVar("_Result")
 
 
 def default_jobs() -> int:
@@ -111,7 +112,26 @@ class InputSession:
             else Verdict(test=test)
             for test in tests
         ]
+        self._read_likely_in_processes(
+            [v.test for v in verdicts if v.root_cause is None and v.test.status.is_failing]
+        )
         return [self._with_likely_cause(verdict) for verdict in verdicts]
+
+    def _read_likely_in_processes(self, unexplained: list[TestCase]) -> None:
+        """Re-read the unexplained failures' logs in worker processes when there is enough to read: one by one
+        in this process, 120 unexplained tests of a 1 GiB artifact took longer than scanning all of it."""
+        refs = {
+            ref.key: ref
+            for test in unexplained
+            for ref in _all_logs(test)
+            if ref.inline_text is None and ref.key not in self.likely
+        }
+        if refs:
+            _WORKER_EXTRA.update(is_wrapper=self._wrapper_test())
+            try:
+                self.likely.update(self._in_processes(list(refs.values()), _worker_likely))
+            finally:
+                _WORKER_EXTRA.clear()
 
     def _with_likely_cause(self, verdict: Verdict) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
@@ -159,18 +179,24 @@ class InputSession:
     def _wrapper_test(self) -> Callable[[str], bool]:
         """Whether a line is one a symptom rule names: a wrapper never is the likely cause if anything else is."""
         if self._is_wrapper is None:
-            patterns = [
-                probe.pattern
-                for probe in self.compiled.probes
+            probes = self.compiled.probes
+            wrappers = {
+                number
+                for number, probe in enumerate(probes)
                 if probe.role is ProbeRole.PATTERN
                 and self.compiled.rules[probe.rule_index].kind is RuleKind.SYMPTOM
-            ]
+            }
+            select = (
+                self.compiled.selector.select
+            )  # only patterns whose literal occurs: the rest cannot match
             timeout = self.options.limits.regex_timeout
 
             def is_wrapper(text: str) -> bool:
-                for pattern in patterns:
+                for number in select(text):
+                    if number not in wrappers:
+                        continue
                     try:
-                        if pattern.search(text, timeout=timeout):
+                        if probes[number].pattern.search(text, timeout=timeout):
                             return True
                     except TimeoutError:
                         continue
@@ -203,6 +229,12 @@ class InputSession:
             self.problems.extend(scan.problems)
 
     def _scan_in_processes(self, refs: list[LogRef]) -> dict[tuple[str, str, str], LogScan]:
+        return self._in_processes(refs, _worker_scan)
+
+    def _in_processes(
+        self, refs: list[LogRef], work: Callable[[tuple[str, str]], _Result]
+    ) -> dict[tuple[str, str, str], _Result]:
+        """`work` on each log in forked workers (biggest first); empty when forking does not pay or fails."""
         archive = self.item
         if isinstance(archive, LogInput) or not _can_fork(self.options.jobs) or len(refs) < 2:
             return {}
@@ -211,13 +243,13 @@ class InputSession:
             return {}
         ordered = sorted(refs, key=lambda ref: -sizes[ref.key])  # biggest first balances the workers
         _WORKER.clear()
-        _WORKER.update(template=archive, compiled=self.compiled, limits=self.options.limits)
+        _WORKER.update(template=archive, compiled=self.compiled, limits=self.options.limits, **_WORKER_EXTRA)
         try:
             context = multiprocessing.get_context("fork")
             workers = min(self.options.jobs, len(ordered))
             with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
                 tasks = [(ref.source, _where(ref)) for ref in ordered]
-                scans = list(pool.map(_worker_scan, tasks, chunksize=1))
+                scans = list(pool.map(work, tasks, chunksize=1))
         except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): scan here instead
             return {}
         finally:
@@ -244,6 +276,9 @@ class InputSession:
 
 # Set in the parent just before forking, so the workers inherit the compiled rules without pickling them.
 _WORKER: dict[str, Any] = {}
+_WORKER_EXTRA: dict[
+    str, Any
+] = {}  # what one kind of work adds (the wrapper test of the likely-cause re-read)
 
 
 def _worker_scan(task: tuple[str, str]) -> LogScan:
@@ -259,6 +294,22 @@ def _worker_scan(task: tuple[str, str]) -> LogScan:
         return LogScan(problems=[Problem(object=where, message=f"cannot open: {err}")])
     with stream:
         return scan_stream(stream, _WORKER["compiled"], name=where, limits=_WORKER["limits"])
+
+
+def _worker_likely(task: tuple[str, str]) -> LikelyLine | None:
+    """In a worker process: the likely cause of one log (the same reading as `InputSession._likely_line`)."""
+    source, _where = task
+    archive: Archive | None = _WORKER.get("archive")
+    if archive is None:
+        archive = _WORKER["template"].reopen()
+        _WORKER["archive"] = archive
+    limits: ScanLimits = _WORKER["limits"]
+    try:
+        with archive.open(source) as stream:
+            lines = decoded_lines(_bounded_blocks(stream, limits), max_line=limits.max_line)
+            return pick_likely_cause(lines, is_wrapper=_WORKER["is_wrapper"])
+    except Exception:  # the scan already reported what makes this log unreadable
+        return None
 
 
 def _bounded_blocks(stream: BinaryIO, limits: ScanLimits) -> Iterator[bytes]:

@@ -21,7 +21,7 @@ from forensics.model import RuleKind
 from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.loader import collect_rules
-from forensics.rules.model import Rule, RuleSet
+from forensics.rules.model import Rule, RulePattern, RuleSet
 from forensics.rules.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
@@ -51,7 +51,7 @@ def lint(
 
     `progress` hears of each rule as it is checked (a pack takes seconds: each pattern meets 1 MB lines).
     """
-    rules, errors = collect_rules(paths, include_shipped=include_shipped)
+    rules, errors = collect_rules(paths, include_shipped=include_shipped, cache=False)
     findings = [_schema_finding(error) for error in errors]
     steps = len(rules) + 1
     for number, rule in enumerate(rules):
@@ -119,7 +119,7 @@ def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintF
 
 
 def _pathological(
-    pattern: regex.Pattern[str], rule: Rule, literals: Sequence[str], size: int, timeout: float
+    pattern: RulePattern, rule: Rule, literals: Sequence[str], size: int, timeout: float
 ) -> str:
     """The name of the first pathological line the pattern gives up on, or ''."""
     candidates = {

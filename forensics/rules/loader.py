@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,8 +11,9 @@ import regex
 from forensics.errors import RulesError
 from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
+from forensics.rules.cache import PackCache, default_cache_dir, pack_key
 from forensics.rules.expressions import Expression
-from forensics.rules.model import Example, Rule, RuleSet
+from forensics.rules.model import Example, Rule, RulePattern, RuleSet
 from forensics.rules.template import Template
 
 _ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
@@ -64,22 +64,37 @@ def rule_files(path: Path) -> list[Path]:
 
 
 def collect_rules(
-    paths: PathArgument | Sequence[PathArgument] = (), *, include_shipped: bool = True
+    paths: PathArgument | Sequence[PathArgument] = (),
+    *,
+    include_shipped: bool = True,
+    cache: PackCache | bool = True,
 ) -> tuple[RuleSet, list[str]]:
-    """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not."""
+    """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not.
+
+    `cache`: True uses the per-user pack cache (validated packs by content hash), False validates every file
+    now, or a `PackCache` of your own.
+    """
     errors: list[str] = []
+    pack_cache = _pack_cache(cache)
     shipped: dict[str, Rule] = {}
     if include_shipped:
-        shipped = _load_unique(rule_files(shipped_rules_path()), errors)
-    user = _load_unique([file for path in path_strings(paths) for file in rule_files(Path(path))], errors)
+        shipped = _load_unique(rule_files(shipped_rules_path()), errors, pack_cache)
+    user = _load_unique(
+        [file for path in path_strings(paths) for file in rule_files(Path(path))], errors, pack_cache
+    )
     merged = dict(shipped)
     merged.update(user)
     return RuleSet(tuple(merged.values())), errors
 
 
-def load_rules(paths: PathArgument | Sequence[PathArgument] = (), *, include_shipped: bool = True) -> RuleSet:
+def load_rules(
+    paths: PathArgument | Sequence[PathArgument] = (),
+    *,
+    include_shipped: bool = True,
+    cache: PackCache | bool = True,
+) -> RuleSet:
     """The shipped pack (optional) plus the user's files; a user rule with a shipped id replaces it."""
-    rules, errors = collect_rules(paths, include_shipped=include_shipped)
+    rules, errors = collect_rules(paths, include_shipped=include_shipped, cache=cache)
     if errors:
         shown = errors[:_MAX_REPORTED_ERRORS]
         more = f"\n… and {len(errors) - len(shown)} more" if len(errors) > len(shown) else ""
@@ -90,14 +105,42 @@ def load_rules(paths: PathArgument | Sequence[PathArgument] = (), *, include_shi
     return rules
 
 
-def _load_unique(files: Iterable[Path], errors: list[str]) -> dict[str, Rule]:
-    rules: dict[str, Rule] = {}
+def _pack_cache(cache: PackCache | bool) -> PackCache | None:
+    if isinstance(cache, PackCache):
+        return cache
+    return PackCache(default_cache_dir()) if cache else None
+
+
+def _load_unique(files: Iterable[Path], errors: list[str], cache: PackCache | None = None) -> dict[str, Rule]:
+    """Every rule of these files by id; a pack seen before (same bytes, same version) comes from the cache."""
+    contents: list[tuple[Path, bytes]] = []
     for file in files:
-        for rule in load_rule_file(file, errors):
+        try:
+            contents.append((file, file.read_bytes()))
+        except OSError as err:
+            errors.append(f"{file}: cannot read: {err}")
+    if not contents:
+        return {}
+    key = pack_key(contents) if cache is not None else ""
+    if cache is not None:
+        cached = cache.load(key)
+        if cached is not None:
+            return {rule.id: rule for rule in cached}
+    errors_before = len(errors)
+    rules: dict[str, Rule] = {}
+    for file, content in contents:
+        try:
+            text = content.decode("utf-8")
+        except UnicodeDecodeError as err:
+            errors.append(f"{file}: cannot read: {err}")
+            continue
+        for rule in parse_rules(text, file, errors):
             if rule.id in rules:
                 errors.append(f"{file}: rule '{rule.id}': id already defined in {rules[rule.id].path}")
             else:
                 rules[rule.id] = rule
+    if cache is not None and len(errors) == errors_before:
+        cache.store(key, rules.values())
     return rules
 
 
@@ -113,6 +156,8 @@ def load_rule_file(path: Path, errors: list[str]) -> list[Rule]:
 
 def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
     """Every rule in TOML text that claims to come from `path` (for drafts never written to disk)."""
+    import tomllib  # only when a pack is validated: a pack-cache hit parses no TOML
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
@@ -242,7 +287,7 @@ class _RuleBuilder:
             return ()
         return tuple(value)
 
-    def patterns(self, field: str, ignore_case: bool, *, required: bool) -> tuple[regex.Pattern[str], ...]:
+    def patterns(self, field: str, ignore_case: bool, *, required: bool) -> tuple[RulePattern, ...]:
         raw = self.entry.get(field, [])
         if isinstance(raw, str):
             raw = [raw]
@@ -255,12 +300,13 @@ class _RuleBuilder:
         compiled = []
         for number, source in enumerate(raw, start=1):
             try:
-                compiled.append(regex.compile(source, flags))
+                pattern = regex.compile(source, flags)
             except regex.error as err:
                 self.error(f"{field}[{number}]", f"bad regex: {err}")
                 continue
-            if compiled[-1].search("") is not None:
+            if pattern.search("") is not None:
                 self.error(f"{field}[{number}]", "matches the empty string, so it would match every line")
+            compiled.append(RulePattern(source, flags, groupindex=pattern.groupindex, compiled=pattern))
         return tuple(compiled)
 
     def derive(self, known: set[str]) -> tuple[tuple[str, Expression], ...]:

@@ -1,0 +1,183 @@
+"""A content-keyed cache of validated rule packs, so TOML parsing and validation happen once per pack change.
+
+The key is a hash of the tool version, this file's format number, and every rule file's path and bytes: any
+edit, an added or removed file, or another ci-forensics version misses, and a miss validates the pack in full
+(a bad rule is still an error naming file, rule id and field). An entry holds the validated rules as JSON
+(never pickle: a cache file is data, not code) with each pattern's required literals, so a hit parses no
+pattern either. A cache that cannot be read or does not parse is ignored and rewritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from forensics.engine.prefilter import Literals, remember_literals, required_literals
+from forensics.model import Category, RuleKind
+from forensics.rules.expressions import Expression
+from forensics.rules.model import Example, Rule, RulePattern
+from forensics.rules.template import Template
+from forensics.version import __version__
+
+CACHE_FORMAT = 1
+MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
+_ROLES = ("patterns", "requires", "excludes", "context")
+
+
+def default_cache_dir() -> Path:
+    """The per-user cache folder for rule packs (platformdirs: `~/.cache/ci-forensics/rules` on Linux)."""
+    import platformdirs  # only when a pack is cached: keeps it out of `--help`
+
+    return Path(platformdirs.user_cache_dir("ci-forensics")) / "rules"
+
+
+def pack_key(files: Sequence[tuple[Path, bytes]]) -> str:
+    """The hash naming one pack: tool version, cache format, each file's path and bytes (lengths delimit)."""
+    digest = hashlib.sha256(f"ci-forensics {__version__} rules-cache {CACHE_FORMAT}\n".encode())
+    for path, content in files:
+        name = os.fsencode(str(path))
+        digest.update(b"%d:%s%d:" % (len(name), name, len(content)))
+        digest.update(content)
+    return digest.hexdigest()
+
+
+class PackCache:
+    """Validated rule packs in one folder, one JSON file per pack key."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def load(self, key: str) -> list[Rule] | None:
+        """The cached rules for this key, or None (missing, unreadable or corrupt: the caller validates)."""
+        path = self.directory / f"{key}.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+            os.utime(path)  # recently used: kept when older packs are pruned
+        except (OSError, UnicodeDecodeError):
+            return None
+        try:
+            document = json.loads(text)
+            if document.get("key") != key or document.get("format") != CACHE_FORMAT:
+                return None
+            return [_rule_from_json(entry) for entry in document["rules"]]
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None  # a torn or hand-edited file: rebuilt by the caller
+
+    def store(self, key: str, rules: Iterable[Rule]) -> None:
+        """Write the pack atomically (a temporary file renamed); a read-only or full disk is no error."""
+        document = {"key": key, "format": CACHE_FORMAT, "rules": [_rule_to_json(rule) for rule in rules]}
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=".pack-", suffix=".tmp", dir=self.directory)
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    json.dump(document, stream, separators=(",", ":"))
+                os.replace(temporary, self.directory / f"{key}.json")
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+            self._prune()
+        except OSError:
+            return
+
+    def _prune(self) -> None:
+        """Remove the least recently used packs beyond MAX_ENTRIES (every pack edit writes a new entry)."""
+        entries = sorted(self.directory.glob("*.json"), key=lambda path: path.stat().st_mtime, reverse=True)
+        for stale in entries[MAX_ENTRIES:]:
+            stale.unlink(missing_ok=True)
+
+
+def _rule_to_json(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "title": rule.title,
+        "category": rule.category.value,
+        "kind": rule.kind.value,
+        "summary": rule.summary.source,
+        "advice": rule.advice,
+        "priority": rule.priority,
+        "general": rule.general,
+        "specifics": list(rule.specifics),
+        "tags": list(rule.tags),
+        "ignore_case": rule.ignore_case,
+        **{role: [_pattern_to_json(p, rule.ignore_case) for p in getattr(rule, role)] for role in _ROLES},
+        "derive": [[name, expression.source] for name, expression in rule.derive],
+        "tickets": list(rule.tickets),
+        "examples": [_example_to_json(example) for example in rule.examples],
+        "near_misses": [_example_to_json(example) for example in rule.near_misses],
+        "path": rule.path,
+    }
+
+
+def _pattern_to_json(pattern: RulePattern, ignore_case: bool) -> dict[str, Any]:
+    literals = required_literals(pattern.pattern, ignore_case=ignore_case)
+    return {
+        "source": pattern.pattern,
+        "flags": pattern.flags,
+        "groups": dict(pattern.groupindex),
+        "literals": None
+        if literals is None
+        else {"alternatives": list(literals.alternatives), "ignore_case": literals.ignore_case},
+    }
+
+
+def _example_to_json(example: Example) -> dict[str, Any]:
+    return {"text": example.text, "source": example.source, "fields": [list(item) for item in example.fields]}
+
+
+def _rule_from_json(entry: dict[str, Any]) -> Rule:
+    ignore_case = bool(entry["ignore_case"])
+    patterns = {role: tuple(_pattern_from_json(item, ignore_case) for item in entry[role]) for role in _ROLES}
+    return Rule(
+        id=entry["id"],
+        title=entry["title"],
+        category=Category(entry["category"]),
+        kind=RuleKind(entry["kind"]),
+        patterns=patterns["patterns"],
+        summary=Template.parse(entry["summary"]),
+        advice=entry["advice"],
+        priority=int(entry["priority"]),
+        general=bool(entry["general"]),
+        specifics=tuple(entry["specifics"]),
+        tags=tuple(entry["tags"]),
+        ignore_case=ignore_case,
+        requires=patterns["requires"],
+        context=patterns["context"],
+        excludes=patterns["excludes"],
+        derive=tuple((name, Expression.parse(source)) for name, source in entry["derive"]),
+        tickets=tuple(entry["tickets"]),
+        examples=tuple(_example_from_json(item) for item in entry["examples"]),
+        near_misses=tuple(_example_from_json(item) for item in entry["near_misses"]),
+        path=entry["path"],
+    )
+
+
+def _pattern_from_json(item: dict[str, Any], ignore_case: bool) -> RulePattern:
+    source = item["source"]
+    if not isinstance(source, str):
+        raise TypeError("pattern source is not text")
+    literals = item["literals"]
+    remember_literals(
+        source,
+        ignore_case=ignore_case,
+        literals=None
+        if literals is None
+        else Literals(
+            alternatives=tuple(literals["alternatives"]), ignore_case=bool(literals["ignore_case"])
+        ),
+    )
+    groups = {str(name): int(number) for name, number in item["groups"].items()}
+    return RulePattern(source, int(item["flags"]), groupindex=groups)
+
+
+def _example_from_json(item: dict[str, Any]) -> Example:
+    return Example(
+        text=item["text"],
+        source=item["source"],
+        fields=tuple((name, value) for name, value in item["fields"]),
+    )

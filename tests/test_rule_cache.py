@@ -1,0 +1,178 @@
+"""The pack cache and lazy patterns: a hit parses and compiles nothing, any change misses, a bad rule still fails."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+
+from forensics.engine.scanner import CompiledRules, scan_stream
+from forensics.errors import RulesError
+from forensics.rules import cache as cache_module
+from forensics.rules.cache import PackCache
+from forensics.rules.loader import load_rules
+from forensics.rules.model import Rule, RuleSet
+from tests.rulebook import rule_toml
+
+DERIVED = """
+requires = ['''attempt \\d+''']
+context = ['''worker (?P<worker>\\d+) started''']
+derive = { twice = "worker * 2" }
+tags = ["demo"]
+[[rule.near_misses]]
+text = '''disk almost full'''
+"""
+
+
+def _pack(folder: Path, *, second_pattern: str = "disk is full") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "one.toml").write_text(
+        rule_toml("x.disk-full", second_pattern, extra=DERIVED, example=f"{second_pattern} attempt 3")
+    )
+    (folder / "two.toml").write_text(rule_toml("x.boom", r"boom (?P<code>\d+) happened"))
+    return folder
+
+
+def _load(folder: Path, cache: PackCache) -> RuleSet:
+    return load_rules([folder], include_shipped=False, cache=cache)
+
+
+def _shape(rule: Rule) -> tuple[object, ...]:
+    """Everything a rule is made of, patterns by source, summary and derive by their text."""
+    return (
+        rule.id,
+        rule.title,
+        rule.category,
+        rule.kind,
+        rule.priority,
+        rule.general,
+        rule.specifics,
+        rule.tags,
+        rule.ignore_case,
+        tuple((p.pattern, p.flags, dict(p.groupindex)) for p in (*rule.patterns, *rule.requires)),
+        tuple((p.pattern, dict(p.groupindex)) for p in (*rule.excludes, *rule.context)),
+        rule.summary.source,
+        tuple((name, expression.source) for name, expression in rule.derive),
+        rule.advice,
+        rule.tickets,
+        rule.examples,
+        rule.near_misses,
+        rule.path,
+    )
+
+
+def test_a_second_load_comes_from_the_cache_whole_and_uncompiled(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    validated = _load(folder, cache)
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1
+    cached = _load(folder, cache)
+    assert [_shape(rule) for rule in cached] == [_shape(rule) for rule in validated]
+    assert all(rule.patterns[0].is_compiled for rule in validated)  # validation compiled every pattern
+    assert not any(pattern.is_compiled for rule in cached for pattern in (*rule.patterns, *rule.context))
+    values = cached.rules[0].values({"worker": "4"})
+    assert values == {"worker": 4, "twice": 8}
+
+
+def test_only_the_patterns_whose_literal_occurs_are_compiled(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    rules = _load(folder, cache)
+    scan = scan_stream(io.BytesIO(b"quiet line\nboom 42 happened\n"), CompiledRules(rules), name="log")
+    boom = rules.get("x.boom")
+    disk = rules.get("x.disk-full")
+    assert boom is not None and disk is not None
+    assert boom.patterns[0].is_compiled
+    assert not disk.patterns[0].is_compiled
+    assert [hit.captures for hits in scan.hits.values() for hit in hits] == [(("code", "42"),)]
+
+
+def test_an_edited_rule_file_misses_the_cache(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    _pack(folder, second_pattern="volume is full")
+    rules = _load(folder, cache)
+    assert rules.rules[0].patterns[0].pattern == "volume is full"
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+
+
+def test_an_added_file_misses_the_cache(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    (folder / "three.toml").write_text(rule_toml("x.third", "third thing broke"))
+    assert sorted(rule.id for rule in _load(folder, cache)) == ["x.boom", "x.disk-full", "x.third"]
+
+
+def test_another_version_never_reads_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    monkeypatch.setattr(cache_module, "__version__", "99.0.0")
+    _load(folder, cache)
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"\x00\xff not json", b'{"key": "other", "format": 1, "rules": []}', b'{"rules": [{"id": 1}]}'],
+)
+def test_a_corrupt_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    (entry,) = (tmp_path / "cache").glob("*.json")
+    entry.write_bytes(damage)
+    rules = _load(folder, cache)
+    assert sorted(rule.id for rule in rules) == ["x.boom", "x.disk-full"]
+    assert entry.read_bytes() != damage  # rewritten from the validated pack
+    assert sorted(rule.id for rule in _load(folder, cache)) == ["x.boom", "x.disk-full"]
+
+
+def test_a_bad_rule_after_a_good_cache_is_still_an_error_naming_file_rule_and_field(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    (folder / "two.toml").write_text(rule_toml("x.boom", "boom (unclosed"))
+    with pytest.raises(RulesError) as raised:
+        _load(folder, cache)
+    message = str(raised.value)
+    assert f"{folder / 'two.toml'}: rule 'x.boom': patterns[1]: bad regex" in message
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1  # a pack with errors is never cached
+
+
+def test_an_unwritable_cache_folder_only_costs_the_cache(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go")
+    folder = _pack(tmp_path / "rules")
+    rules = _load(folder, PackCache(blocker / "rules"))
+    assert len(rules) == 2
+
+
+def test_the_default_cache_lives_in_the_user_cache_folder(tmp_path: Path) -> None:
+    folder = _pack(tmp_path / "rules")
+    load_rules([folder], include_shipped=False)
+    user_cache = Path(os.environ["XDG_CACHE_HOME"]) / "ci-forensics" / "rules"
+    assert len(list(user_cache.glob("*.json"))) == 1
+    load_rules([folder], include_shipped=False, cache=False)
+    assert len(list(user_cache.glob("*.json"))) == 1
+
+
+def test_old_packs_are_pruned_least_recently_used_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "MAX_ENTRIES", 2)
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    (first,) = (tmp_path / "cache").glob("*.json")
+    os.utime(first, (1, 1))  # long unused
+    for pattern in ("volume is full", "quota is full"):
+        _pack(folder, second_pattern=pattern)
+        _load(folder, cache)
+    remaining = sorted((tmp_path / "cache").glob("*.json"))
+    assert len(remaining) == 2 and first not in remaining
