@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from forensics.engine.likely import LikelyReason, decoded_lines, pick_likely_cause
+from forensics.engine.likely import (
+    LikelyReason,
+    decoded_lines,
+    pick_likely_cause,
+    pick_likely_cause_in_blocks,
+)
 from forensics.model import LIKELY_CAUSE_LABEL
 from forensics.render.github import render_github
 from forensics.render.json_report import render_json
@@ -376,3 +381,32 @@ def test_cpp_terminate_inside_an_unfinished_traceback_and_xdist_and_zsh_deaths()
         "2023-04-29 06:01:12.977 [177/train/578 (pid 28936)] OSError: [Errno 28] No space left on device",
     ]
     assert _line(prefixed) == (3, LikelyReason.EXCEPTION)
+
+
+def _train_and_gpu_logs() -> list[Path]:
+    gpu = TRAIN.parent / "gpu" / "allure-results"
+    return sorted(TRAIN.rglob("*.log")) + sorted(gpu.glob("*-attachment*"))
+
+
+def test_reading_only_keyword_lines_gives_the_same_answer_as_reading_every_line() -> None:
+    """The fast reader (RE2 finds the lines that can matter) against the plain one, on every real log we
+    may read, in 4 KiB blocks so that lines and excerpts cross block boundaries."""
+    logs = _train_and_gpu_logs()
+    assert len(logs) > 300
+    for path in logs:
+        data = path.read_bytes()
+        blocks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
+        plain = pick_likely_cause(list(decoded_lines(blocks)))
+        fast = pick_likely_cause_in_blocks(blocks)
+        fast_key = (fast.line, fast.reason, fast.text, [e.number for e in fast.excerpt]) if fast else None
+        plain_key = (
+            (plain.line, plain.reason, plain.text, [e.number for e in plain.excerpt]) if plain else None
+        )
+        assert fast_key == plain_key, path.name
+
+
+def test_the_fast_reader_counts_lines_across_giant_lines_and_blocks() -> None:
+    blocks = [b"a\n" + b"x" * 50, b"y" * 50 + b"\nINFO ok\n", b"Segmentation fault (core dumped)\nafter"]
+    picked = pick_likely_cause_in_blocks(blocks, max_line=40)
+    assert picked is not None and (picked.line, picked.reason) == (4, LikelyReason.SIGNAL)
+    assert [line.number for line in picked.excerpt] == [1, 2, 3, 4, 5]

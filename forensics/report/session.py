@@ -17,7 +17,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, TypeVar
 
-from forensics.engine.likely import FATAL_REASONS, LikelyLine, LikelyReason, decoded_lines, pick_likely_cause
+from forensics.engine.likely import (
+    FATAL_REASONS,
+    LikelyLine,
+    LikelyReason,
+    pick_likely_cause,
+    pick_likely_cause_in_blocks,
+)
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -167,10 +173,11 @@ class InputSession:
         ):  # stdin cannot be read twice
             try:
                 with self._open(ref) as stream:
-                    lines = decoded_lines(
-                        _bounded_blocks(stream, self.options.limits), max_line=self.options.limits.max_line
+                    picked = pick_likely_cause_in_blocks(
+                        _bounded_blocks(stream, self.options.limits),
+                        is_wrapper=is_wrapper,
+                        max_line=self.options.limits.max_line,
                     )
-                    picked = pick_likely_cause(lines, is_wrapper=is_wrapper)
             except Exception:  # the scan already reported what makes this log unreadable
                 picked = None
         self.likely[ref.key] = picked
@@ -306,8 +313,9 @@ def _worker_likely(task: tuple[str, str]) -> LikelyLine | None:
     limits: ScanLimits = _WORKER["limits"]
     try:
         with archive.open(source) as stream:
-            lines = decoded_lines(_bounded_blocks(stream, limits), max_line=limits.max_line)
-            return pick_likely_cause(lines, is_wrapper=_WORKER["is_wrapper"])
+            return pick_likely_cause_in_blocks(
+                _bounded_blocks(stream, limits), is_wrapper=_WORKER["is_wrapper"], max_line=limits.max_line
+            )
     except Exception:  # the scan already reported what makes this log unreadable
         return None
 
