@@ -4,7 +4,8 @@ tests/corpus/<split>/ holds the cases and one or more `labels*.toml` files:
 - `train/`   rule authors read it (and tune on it);
 - `holdout/` gathered by someone who writes no rules; only scored, its cases are never printed;
 - `gpu/`     real failures provoked on a GPU machine under allure-pytest (tests/gpu_suite), kept as produced;
-- `dev/`     a blind set a rule author collects and labels before changing rules, to estimate generalisation.
+- a rule author's blind dev set goes in `dev/` (add "dev" to SPLITS) while it is unread: collected and labelled
+  before any rule changes, scored once as the honest estimate, then moved to train/ once studied.
 
 A label is a `[[log]]` table: `file` (a plain log) or `results` + `test` (an allure-results folder and the
 test's name in it); `cause` (a rule id) or `family` (an id from tests/corpus/families.toml), or
@@ -28,7 +29,7 @@ from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-SPLITS = ("train", "holdout", "gpu", "dev")
+SPLITS = ("train", "holdout", "gpu")
 UNEXPLAINED = "unexplained"
 
 
