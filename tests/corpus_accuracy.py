@@ -3,14 +3,17 @@
 tests/corpus/<split>/ holds the cases and one or more `labels*.toml` files:
 - `train/`   rule authors read it (and tune on it);
 - `holdout/` gathered by someone who writes no rules; only scored, its cases are never printed;
-- `gpu/`     real failures provoked on a GPU machine under allure-pytest (tests/gpu_suite), kept as produced.
+- `gpu/`     real failures provoked on a GPU machine under allure-pytest (tests/gpu_suite), kept as produced;
+- a rule author's blind dev set goes in `dev/` (add "dev" to SPLITS) while it is unread: collected and labelled
+  before any rule changes, scored once as the honest estimate, then moved to train/ once studied.
 
 A label is a `[[log]]` table: `file` (a plain log) or `results` + `test` (an allure-results folder and the
 test's name in it); `cause` (a rule id) or `family` (an id from tests/corpus/families.toml), or
 "unexplained"; `evidence`, a substring of the line that proves it (the first line of the file holding it).
 A prediction is right when the rule that fired belongs to the labelled family and its evidence is that line.
 
-Run `python -m tests.corpus_accuracy` for every split's figures; `--misses train` lists train's misses.
+Run `python -m tests.corpus_accuracy` for every split's figures; `--misses train` lists train's misses;
+`--splits train,gpu` scores only those splits (rule work scores its own splits without looking at holdout's).
 """
 
 from __future__ import annotations
@@ -190,6 +193,7 @@ def main(argv: list[str]) -> int:
     from forensics.rules.loader import load_rules
 
     show_misses = argv[argv.index("--misses") + 1] if "--misses" in argv else None
+    chosen = argv[argv.index("--splits") + 1].split(",") if "--splits" in argv else list(SPLITS)
     if show_misses == "holdout":
         print("holdout cases are only scored, never shown: a studied case moves to train/", file=sys.stderr)
         return 2
@@ -197,7 +201,7 @@ def main(argv: list[str]) -> int:
     print(
         f"{'split':<8} {'cases':>5} {'top-1':>7} {'family':>7} {'false causes':>13} {'likely cause (no rule)':>24}"
     )
-    for split in SPLITS:
+    for split in (split for split in SPLITS if split in chosen):
         outcomes = evaluate(rules, split)
         if not outcomes:
             continue

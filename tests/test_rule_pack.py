@@ -26,7 +26,6 @@ def test_the_pack_holds_the_seed_cause_and_the_common_wrappers() -> None:
         "vllm.engine-core-init-failed",
         "vllm.workerproc-init-failed",
         "vllm.engine-dead",
-        "network.connection-refused",
         "harness.health-check-timeout",
         "distributed.torchrun-child-failed",
     } <= symptoms

@@ -37,13 +37,25 @@ _PREFIX = regex.compile(
       | (?P<vllm_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]\s]+\]\s  # vLLM header
       | \#\#\[(?P<actions_level>error|warning|notice|debug|group|endgroup)\]       # GitHub Actions workflow marker
       | E\s{2,}(?=\S)                                                              # pytest's error lines
+      # glog / c10 / absl (`W1201 09:50:33.669 123 file.cc:83] `, `[W914 04:53:45.6 ProcessGroupNCCL.cpp:1476] `)
+      | \[?(?P<glog>[WIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?\s+[^\s\]]{1,300}:\d+\]:?\s*
+      | \[(?P<glog_short>[WIF])\s+[\w.-]{1,200}:\d+\]\s*                             # c10d's `[W socket.cpp:464] `
+      | (?P<gcl_level>INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE|CRITICAL)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+
+        (?:\[resource\.[^\]]{0,500}\]\s*)?                                           # Google Cloud Logging export
+      | \[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*                                          # TensorRT's `[03/27/2024-11:09:02] `
+      | \[TRT\]\s*(?:\[(?P<trt_level>[EWIVF])\]\s*)?                                    # TensorRT's `[TRT] [E] `
+      | (?P<word_level>ERROR|FATAL|CRITICAL|WARNING|WARN|INFO|DEBUG):\s+                 # pip's, Go's, many CLIs' `ERROR: `
+      | (?P<pylog_level>ERROR|CRITICAL|WARNING|INFO|DEBUG):[\w.-]{1,200}:(?=\S)           # logging.BASIC_FORMAT
+      | [|\u2502\u2503]\s+(?=\S)                                                      # a Buildkite page copy's `| `, box-drawing frames
     )
     """,
     regex.VERBOSE,
 )
+# An exception line (`x.y.SomeError: …`, a bare `Exception: …`), a Rust panic (`thread 'x' (123) panicked at`
+# since Rust 1.92), a fatal Python error, a FATAL/CRITICAL/PANIC word.
 _EXCEPTION_LINE = regex.compile(
-    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)(?:\[\w+\])?:\s|"
-    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '.*' panicked at|Fatal Python error:|"
+    r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)|Exception)(?:\[\w+\])?:\s|"
+    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '[^']*'(?: \(\d+\))? panicked at|Fatal Python error:|"
     r"(?:FATAL|CRITICAL|PANIC)\b"
 )
 _LEVEL_WORDS = {
@@ -57,6 +69,11 @@ _LEVEL_WORDS = {
     "TRACE": 3,
     "NOTICE": 3,
 }
+_ONE_LETTER = {"E": "ERROR", "F": "FATAL", "W": "WARNING", "I": "INFO", "V": "DEBUG"}
+# glog/c10 `E` lines are logged just before the exception that carries the same message (the exception is the line
+# to show), so their prefix stays on and they keep the plain level (engine/likely.py reads it); `F` aborts the
+# process, `W`/`I` are not errors.
+_GLOG_LEVELS = {"F": "FATAL", "W": "WARNING", "I": "INFO"}
 _MAX_PREFIXES = 12
 
 
@@ -105,7 +122,7 @@ def strip_controls(text: str) -> str:
 
 def normalize_line(raw: str) -> NormalizedLine:
     """The message with every known prefix removed, and the strongest level a prefix or the text shows."""
-    text = visible_line(raw)
+    text = visible_line(raw).lstrip()  # a quoted or indented log keeps its prefixes after the indent
     level: Level | None = None
     for _ in range(_MAX_PREFIXES):
         match = _PREFIX.match(text)
@@ -117,9 +134,14 @@ def normalize_line(raw: str) -> NormalizedLine:
             or match["capture_level"]
             or match["actions_level"]
             or match["tag"]
+            or match["gcl_level"]
+            or match["word_level"]
+            or match["pylog_level"]
+            or _GLOG_LEVELS.get(match["glog"] or match["glog_short"] or "")
+            or _ONE_LETTER.get(match["trt_level"] or "")
         )
         if word:
-            found = _LEVEL_WORDS.get(word.upper())
+            found = _LEVEL_WORDS.get(_ONE_LETTER.get(word, word).upper())  # `[E]` as TensorRT writes it
             if found is not None:
                 level = Level(found) if level is None else Level(min(level, found))
         if match.group(0).startswith("E "):
@@ -135,6 +157,7 @@ def normalize_line(raw: str) -> NormalizedLine:
 # Every line `is_error_line` accepts contains one of these; lines without them need no normalising.
 MAYBE_ERROR = re.compile(
     rb"Error|Exception|Exit|Interrupt|Failure|ERROR|CRITICAL|FATAL|Fatal|PANIC|panicked|error\]|E  "
+    rb"|[EF]\d{4} \d\d:|\[[EF][\] ]"
 )
 
 
