@@ -11,8 +11,11 @@ import pytest
 from forensics.rules.model import RuleSet
 from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 
-MIN_TOP1 = {"train": 0.88, "holdout": 0.0, "gpu": 0.0}
-MAX_FALSE_CAUSE_RATE = {"train": 0.125, "holdout": 0.0, "gpu": 0.0}
+# Floors a little under today's figures (train 98.6 %, holdout 71.9 %, gpu 100 %; 0 false causes anywhere):
+# a rule change that loses ground, or names a cause where there is none, fails CI.
+MIN_TOP1 = {"train": 0.95, "holdout": 0.68, "gpu": 0.95}
+MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 0.0, "gpu": 0.0}
+MIN_LIKELY = {"holdout": 0.75}  # the likely cause on failures no rule explains (80.4 % of 51 today)
 
 
 @pytest.mark.parametrize("split", SPLITS)
@@ -26,11 +29,13 @@ def test_corpus_accuracy(rule_pack: RuleSet, split: str, capsys) -> None:  # typ
     with capsys.disabled():
         print(
             f"\n{split}: top-1 {result.top1:.1%} on {result.causes} cases, "
-            f"false causes {result.false_cause:.1%} of {result.unexplained}"
+            f"false causes {result.false_cause:.1%} of {result.unexplained}, "
+            f"likely cause {result.likely:.1%} of {result.likely_cases}"
         )
     misses = [o.label.name for o in outcomes if not o.correct] if split != "holdout" else "(not shown)"
     assert result.top1 >= MIN_TOP1[split], misses
     assert result.false_cause <= MAX_FALSE_CAUSE_RATE[split], misses
+    assert result.likely >= MIN_LIKELY.get(split, 0.0)
 
 
 @pytest.mark.parametrize("split", SPLITS)
