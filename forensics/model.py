@@ -192,6 +192,21 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidenceWindow:
+    """The log text around a failing test's evidence, cut while its input was open (`report/evidence.py`).
+
+    Up to 200 lines, most of them before the evidence line (where causes sit), at most 64 KiB; the tail of
+    the test's best log when nothing pointed at a line. It is what the store keeps for `reanalyze`.
+    """
+
+    source: str  # the log within its input (an archive entry, a file)
+    attachment: str
+    location: str
+    first_line: int  # the number of the text's first line in the log (0 when there is no text)
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """What the engine concluded for one test."""
 
@@ -201,6 +216,7 @@ class Verdict:
     fingerprint: Fingerprint | None = None
     problems: tuple[Problem, ...] = ()
     likely_cause: LikelyCause | None = None  # only for failing tests no rule explains
+    window: EvidenceWindow | None = None  # only for failing tests, cut by `analyze`
 
     @property
     def explained(self) -> bool:
@@ -219,6 +235,28 @@ class Group:
     test_uuids: tuple[str, ...]
 
 
+class Dimension(StrEnum):
+    """What a job ran on, as the store keeps it per job: `(dimension, value)` facts."""
+
+    RUNNER_LABEL = "runner_label"
+    GPU_MODEL = "gpu_model"
+    GPU_MEMORY = "gpu_memory"
+    RUNNER = "runner"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentFacts:
+    """What an input's job ran on, as its logs tell (`report/environment.py`); "" where they do not say."""
+
+    gpu_model: str = ""  # the name the driver prints: "NVIDIA A10G", "Tesla T4"
+    gpu_memory: str = ""  # the card's total in whole GiB, rounded down: "22 GiB"
+
+    def facts(self) -> tuple[tuple[Dimension, str], ...]:
+        """The known ones as `(dimension, value)`, model first."""
+        known = ((Dimension.GPU_MODEL, self.gpu_model), (Dimension.GPU_MEMORY, self.gpu_memory))
+        return tuple((dimension, value) for dimension, value in known if value)
+
+
 @dataclass(frozen=True, slots=True)
 class InputInfo:
     """One input the run read: a results folder, an artifact zip, or a plain log."""
@@ -230,6 +268,8 @@ class InputInfo:
     job_id: int | None = None  # the CI job the input came from (fetch), None for local paths
     stage: str = ""  # test stage the artifact belongs to, e.g. "pre_merge_gpu_parallel"
     artifact: str = ""  # artifact name, e.g. "allure-results-vllm-Test-amd64-24685348314-72193276317"
+    identity: str = ""  # what the input held when read (`report/identity.py`); "" for stdin or unreadable
+    environment: EnvironmentFacts = EnvironmentFacts()
 
 
 @dataclass(frozen=True, slots=True)

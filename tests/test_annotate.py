@@ -287,7 +287,9 @@ def test_unexplained_failures_are_reported_as_such_with_their_fingerprint(nightl
     assert "#### Unexplained — 1 test" in body
     assert "No rule explains this failure yet. Fingerprint `c9103a15f5a3`" in body
     assert "- `test_request_migration[qwen3-0.6b]` (broken)" in body
-    assert "**Likely cause (no rule) — " in body  # the likely cause; here also the last error line, shown once
+    assert (
+        "**Likely cause (no rule) — " in body
+    )  # the likely cause; here also the last error line, shown once
     assert body.count("#### Root cause:") == 4
     assert body.index("#### Unexplained") > body.rindex("#### Root cause:")  # causes first, as in the report
 

@@ -105,9 +105,11 @@ class ReportSettings:
         """The shipped pack plus the user's rule files."""
         return load_rules(self.rule_paths)
 
-    def analyze_options(self) -> AnalyzeOptions:
-        """Options for `analyze()`; the redactor learns this environment's secret values."""
+    def analyze_options(self, *, read_evidence: bool) -> AnalyzeOptions:
+        """Options for `analyze()`; the redactor learns this environment's secret values. `read_evidence`
+        (with --record) cuts the evidence windows and reads the GPU facts the store keeps."""
         return AnalyzeOptions(
+            read_evidence=read_evidence,
             log_attachments=self.log_attachments or DEFAULT_LOG_ATTACHMENTS,
             limits=ScanLimits(max_bytes=self.max_log_size),
             max_result_bytes=self.max_result_size,

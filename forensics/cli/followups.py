@@ -47,7 +47,7 @@ def finish_report(
     recorded = True
     try:
         if not nothing_read(report):  # a run that read no test would only add an empty run to the history
-            store.record_report(report, redactor=redactor, max_log_bytes=settings.max_log_size)
+            store.record_report(report, redactor=redactor)
     except StoreError as err:  # the report is out; say why the store refused and still annotate
         show_error(err)
         recorded, code = False, EXIT_ERROR

@@ -28,10 +28,10 @@ from forensics.inputs.allure import MESSAGE_RANK
 from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
 from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.identity import input_identity, kind_of
 from forensics.report.redact import redact_model
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
-from forensics.store.identity import input_identity, kind_of
 from forensics.store.queries import Filters
 from forensics.store.record import finding_row
 from forensics.store.recording import finding_of
@@ -86,7 +86,7 @@ def reanalyze(
     `progress` hears of each artifact read again, then of each failing test decided.
     """
     failures = stored_failures(store, filters or Filters(), since=int(since.timestamp()) if since else None)
-    options = options or AnalyzeOptions()
+    options = options or AnalyzeOptions(read_evidence=False)  # nothing here keeps a window
     verdicts = _from_artifacts(failures, rules, options, progress)
     compiled = CompiledRules(rules, use_literals=options.use_literals)
     moves = []
