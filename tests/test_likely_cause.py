@@ -18,7 +18,7 @@ from forensics.render.text import render_text
 from forensics.report.build import analyze
 from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
-from forensics.rules.suggest import suggest
+from forensics.usecases.suggest import suggest
 from tests.rulebook import rule_toml, rules_from
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"

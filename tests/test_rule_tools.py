@@ -10,12 +10,12 @@ from click.testing import CliRunner
 
 from forensics.cli.main import main
 from forensics.render.json_report import render_json
-from forensics.report.backtest import backtest
 from forensics.report.build import analyze
-from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules, parse_rules
 from forensics.rules.model import RuleSet
-from forensics.rules.suggest import draft_rule, suggest
+from forensics.usecases.backtest import backtest
+from forensics.usecases.lint import lint
+from forensics.usecases.suggest import draft_rule, suggest
 from tests.rulebook import rule_toml, rules_from
 
 

@@ -23,7 +23,7 @@ from forensics.store import open_store
 from forensics.store.history import history
 from forensics.store.known import UnknownValue, unknown_values
 from forensics.store.queries import Filters
-from forensics.store.reanalyze import reanalyze
+from forensics.usecases.reanalyze import reanalyze
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

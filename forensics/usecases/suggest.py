@@ -17,7 +17,7 @@ import regex
 from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
 from forensics.rules.loader import parse_rules
-from forensics.rules.selftest import check_rule
+from forensics.usecases.selftest import check_rule
 
 _PLACEHOLDER = regex.compile(r"<(num|hex|uuid|path|url|ip|duration|port)>")
 _CAPTURE = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,40 +35,7 @@ from forensics.store.base import Store
 from forensics.store.queries import Filters
 from forensics.store.record import finding_row
 from forensics.store.recording import finding_of
-from forensics.store.stored import StoredFailure, stored_failures
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One failing test whose verdict is different under today's rules."""
-
-    test: str
-    run_url: str
-    run_at: datetime
-    change: str  # "explained" | "changed" | "lost"
-    before_kind: str
-    before_key: str
-    after_kind: str
-    after_key: str
-    after_title: str
-    source: str  # "artifact" or "evidence"
-    applied: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Reanalysis:
-    """What `ci-forensics reanalyze` found."""
-
-    rules_loaded: int
-    examined: int
-    from_artifacts: int
-    from_evidence: int
-    moves: tuple[Move, ...]
-
-    @property
-    def applied(self) -> int:
-        """Moves written into the store."""
-        return sum(1 for move in self.moves if move.applied)
+from forensics.store.stored import Move, Reanalysis, StoredFailure, stored_failures
 
 
 def reanalyze(

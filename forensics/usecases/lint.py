@@ -22,7 +22,7 @@ from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.loader import collect_rules
 from forensics.rules.model import Rule, RuleSet
-from forensics.rules.selftest import check_rule, scan_example
+from forensics.usecases.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
 _ERROR_LINE = regex.compile(r"^(?P<file>[^:]+(?::[^:]+)?\.toml): (?P<rest>.*)$")
