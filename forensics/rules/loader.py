@@ -13,7 +13,7 @@ from forensics.errors import RulesError
 from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.expressions import Expression
-from forensics.rules.model import Example, Rule, RuleSet
+from forensics.rules.model import Example, Rule, RuleProblem, RuleSet
 from forensics.rules.template import Template
 
 _ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
@@ -65,9 +65,9 @@ def rule_files(path: Path) -> list[Path]:
 
 def collect_rules(
     paths: PathArgument | Sequence[PathArgument] = (), *, include_shipped: bool = True
-) -> tuple[RuleSet, list[str]]:
-    """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not."""
-    errors: list[str] = []
+) -> tuple[RuleSet, list[RuleProblem]]:
+    """The rules that loaded, and a RuleProblem (`file: rule 'id': field: why`) for each that did not."""
+    errors: list[RuleProblem] = []
     shipped: dict[str, Rule] = {}
     if include_shipped:
         shipped = _load_unique(rule_files(shipped_rules_path()), errors)
@@ -90,37 +90,44 @@ def load_rules(paths: PathArgument | Sequence[PathArgument] = (), *, include_shi
     return rules
 
 
-def _load_unique(files: Iterable[Path], errors: list[str]) -> dict[str, Rule]:
+def _load_unique(files: Iterable[Path], errors: list[RuleProblem]) -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
     for file in files:
         for rule in load_rule_file(file, errors):
             if rule.id in rules:
-                errors.append(f"{file}: rule '{rule.id}': id already defined in {rules[rule.id].path}")
+                errors.append(
+                    RuleProblem(
+                        path=str(file),
+                        rule=f"rule '{rule.id}'",
+                        rule_id=rule.id,
+                        message=f"id already defined in {rules[rule.id].path}",
+                    )
+                )
             else:
                 rules[rule.id] = rule
     return rules
 
 
-def load_rule_file(path: Path, errors: list[str]) -> list[Rule]:
-    """Every rule in one TOML file; problems are appended to `errors` as `file: rule 'id': field: why`."""
+def load_rule_file(path: Path, errors: list[RuleProblem]) -> list[Rule]:
+    """Every rule in one TOML file; problems are appended to `errors`."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        errors.append(f"{path}: cannot read: {err}")
+        errors.append(RuleProblem(path=str(path), message=f"cannot read: {err}"))
         return []
     return parse_rules(text, path, errors)
 
 
-def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
+def parse_rules(text: str, path: Path, errors: list[RuleProblem]) -> list[Rule]:
     """Every rule in TOML text that claims to come from `path` (for drafts never written to disk)."""
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        errors.append(f"{path}: not valid TOML: {err}")
+        errors.append(RuleProblem(path=str(path), message=f"not valid TOML: {err}"))
         return []
     entries = document.get("rule")
     if not isinstance(entries, list) or not entries:
-        errors.append(f"{path}: no [[rule]] table")
+        errors.append(RuleProblem(path=str(path), message="no [[rule]] table"))
         return []
     rules = []
     for index, entry in enumerate(entries):
@@ -134,16 +141,19 @@ def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
 class _RuleBuilder:
     """Validates one `[[rule]]` table, collecting every error before giving up on it."""
 
-    def __init__(self, path: Path, index: int, entry: Any, errors: list[str]) -> None:
+    def __init__(self, path: Path, index: int, entry: Any, errors: list[RuleProblem]) -> None:
         self.path = path
         self.entry = entry if isinstance(entry, dict) else {}
         raw_id = self.entry.get("id")
         self.label = f"rule '{raw_id}'" if isinstance(raw_id, str) else f"rule #{index + 1}"
+        self.rule_id = raw_id if isinstance(raw_id, str) else ""
         self.errors = errors
         self.failed = False
 
     def error(self, field: str, why: str) -> None:
-        self.errors.append(f"{self.path}: {self.label}: {field}: {why}")
+        self.errors.append(
+            RuleProblem(path=str(self.path), rule=self.label, rule_id=self.rule_id, field=field, message=why)
+        )
         self.failed = True
 
     def build(self) -> Rule | None:

@@ -21,11 +21,10 @@ from forensics.model import RuleKind
 from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.loader import collect_rules
-from forensics.rules.model import Rule, RuleSet
+from forensics.rules.model import Rule, RuleProblem, RuleSet
 from forensics.usecases.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
-_ERROR_LINE = regex.compile(r"^(?P<file>[^:]+(?::[^:]+)?\.toml): (?P<rest>.*)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +63,8 @@ def lint(
     return findings
 
 
-def _schema_finding(error: str) -> LintFinding:
-    match = _ERROR_LINE.match(error)
-    path = match["file"] if match else ""
-    rule = regex.search(r"rule '([^']+)'", error)
-    return LintFinding(
-        "error", "schema", rule.group(1) if rule else "", path, match["rest"] if match else error
-    )
+def _schema_finding(problem: RuleProblem) -> LintFinding:
+    return LintFinding("error", "schema", problem.rule_id, problem.path, problem.detail())
 
 
 def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintFinding]:
