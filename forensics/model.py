@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 Value = int | float | str
 """A captured or derived value: numbers stay numbers so renderers and dashboards can compute."""
+
+# The closed sets of the model, each defined once: mypy catches a typo in any of them.
+TicketSystem = Literal["linear", "jira", "github"]
+TicketOrigin = Literal["link", "skip-reason", "rule", "option"]
+TestOrigin = Literal["allure", "log"]  # a plain log is analysed as one failing item
+Severity = Literal["warning", "error"]
+GroupKind = Literal["cause", "unexplained"]  # also the kind of a stored finding
+InputKind = Literal["directory", "zip", "log", "stdin"]
 
 
 class Status(StrEnum):
@@ -64,10 +73,10 @@ class Link:
 class Ticket:
     """A ticket a test points to: a Linear/Jira key, a GitHub issue or pull request."""
 
-    system: str  # "linear", "jira" or "github"
+    system: TicketSystem
     key: str  # "OPS-4445", "ai-dynamo/dynamo#8443" or "#8443" (repository unknown)
     url: str = ""
-    origin: str = "link"  # "link", "skip-reason", "rule" or "option"
+    origin: TicketOrigin = "link"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +122,7 @@ class TestCase:
     retries: int = 0
     previous_statuses: tuple[Status, ...] = ()
     logs: tuple[LogRef, ...] = ()
-    origin: str = "allure"  # "allure" or "log" (a plain log analysed as one failing item)
+    origin: TestOrigin = "allure"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +196,7 @@ class Problem:
     object: str
     message: str
     hint: str = ""
-    severity: str = "warning"  # "warning" or "error"
+    severity: Severity = "warning"
     test: str = ""  # uuid of the test it concerns, if any
 
 
@@ -228,7 +237,7 @@ class Verdict:
 class Group:
     """Failing tests that share a root cause rule, or (unexplained) a fingerprint."""
 
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
     category: str
@@ -262,7 +271,7 @@ class InputInfo:
     """One input the run read: a results folder, an artifact zip, or a plain log."""
 
     path: str
-    kind: str  # "directory", "zip", "log" or "stdin"
+    kind: InputKind
     label: str
     tests: int = 0
     job_id: int | None = None  # the CI job the input came from (fetch), None for local paths

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from forensics.model import (
     LIKELY_CAUSE_LABEL,
     Evidence,
+    GroupKind,
     InputInfo,
     JobContext,
     Report,
@@ -63,7 +64,7 @@ class JobRecord:
 class FindingRecord:
     """A failing test's root cause, or its fingerprint when no rule explained it."""
 
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
     category: str

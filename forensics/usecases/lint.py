@@ -17,7 +17,7 @@ import regex
 from forensics.engine.prefilter import required_literals
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
-from forensics.model import RuleKind
+from forensics.model import RuleKind, Severity
 from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.loader import collect_rules
@@ -31,7 +31,7 @@ PATHOLOGICAL_LINE_BYTES = 1024 * 1024
 class LintFinding:
     """One thing a rule author should look at."""
 
-    severity: str  # "error" or "warning"
+    severity: Severity
     check: str  # "schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"
     rule_id: str
     path: str
@@ -70,7 +70,7 @@ def _schema_finding(problem: RuleProblem) -> LintFinding:
 def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintFinding]:
     findings: list[LintFinding] = []
 
-    def add(severity: str, check: str, message: str) -> None:
+    def add(severity: Severity, check: str, message: str) -> None:
         findings.append(LintFinding(severity, check, rule.id, rule.path, message))
 
     for result in check_rule(rule).results:
