@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from forensics.cli.main import SAMPLE, main
-from tests.dashboard_data import dashboard_document
+from tests.support.dashboard_data import dashboard_document
 
 SEED_LINE = (
     "[BASH] [rank0]: ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired "

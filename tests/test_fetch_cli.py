@@ -19,7 +19,7 @@ from forensics.errors import ConfigError
 from forensics.sources.repository import repository_from_remote, resolve_repository
 from tests.fakes.github import SIGNATURE, SIGNATURE_SECRET, TOKEN, FakeGitHub, running_github
 from tests.fakes.server import Reply
-from tests.fetch_scenario import (
+from tests.support.fetch_scenario import (
     LOG_ONLY_JOB,
     REPOSITORY,
     RUN_ID,

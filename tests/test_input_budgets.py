@@ -19,7 +19,7 @@ from forensics.rules.expressions import MAX_NODES, Expression
 from forensics.rules.model import RuleSet
 from forensics.rules.template import Template, format_value
 from forensics.usecases.lint import lint
-from tests.rulebook import rule_toml
+from tests.support.rulebook import rule_toml
 
 HOSTILE = Path(__file__).resolve().parent / "hostile" / "results"
 

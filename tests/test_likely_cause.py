@@ -19,7 +19,7 @@ from forensics.report.build import analyze
 from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
 from forensics.usecases.suggest import suggest
-from tests.rulebook import rule_toml, rules_from
+from tests.support.rulebook import rule_toml, rules_from
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 

@@ -16,7 +16,7 @@ from forensics.rules.model import RuleProblem, RuleSet
 from forensics.usecases.backtest import backtest
 from forensics.usecases.lint import lint
 from forensics.usecases.suggest import draft_rule, suggest
-from tests.rulebook import rule_toml, rules_from
+from tests.support.rulebook import rule_toml, rules_from
 
 
 def test_the_shipped_pack_lints_clean() -> None:
