@@ -29,6 +29,7 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check forensics tests benchmarks
 	$(BIN)/ruff format --check forensics tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 test: lint
 	$(BIN)/python -m pytest

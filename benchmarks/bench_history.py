@@ -4,8 +4,9 @@ Builds deterministic Allure results folders of N tests (default 500): about 5% f
 holds the first example of one of a dozen shipped cause rules (or one of two unexplained errors), every log
 starts with nvidia-smi's GPU line. Eight variants (four per GPU: a 22 GiB A10G and a 44 GiB L40S; the seed
 case fails only on the A10G) are analysed once with the real `analyze()`; then every night of the year gets
-one of them with its own CI context (run, commit, runner) and is recorded with `record_report` — which reads
-each failing test's evidence window from the results again, as `--record` does. Then it times `history`
+one of them with its own CI context (run, commit, runner) and is recorded with `record_report` — which
+writes the evidence windows and GPU facts the report carries (cut by `analyze`), as `--record` does. Then
+it times `history`
 (30 and 365 days), `cause_stats`, `dashboard_data` and the whole `ci-forensics history` command (a fresh
 process: interpreter start, imports, query, text rendering), and reports the store's size.
 

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Literal
 
 Value = int | float | str
 """A captured or derived value: numbers stay numbers so renderers and dashboards can compute."""
+
+# The closed sets of the model, each defined once: mypy catches a typo in any of them.
+TicketSystem = Literal["linear", "jira", "github"]
+TicketOrigin = Literal["link", "skip-reason", "rule", "option"]
+TestOrigin = Literal["allure", "log"]  # a plain log is analysed as one failing item
+Severity = Literal["warning", "error"]
+GroupKind = Literal["cause", "unexplained"]  # also the kind of a stored finding
+InputKind = Literal["directory", "zip", "log", "stdin"]
 
 
 class Status(StrEnum):
@@ -64,10 +73,10 @@ class Link:
 class Ticket:
     """A ticket a test points to: a Linear/Jira key, a GitHub issue or pull request."""
 
-    system: str  # "linear", "jira" or "github"
+    system: TicketSystem
     key: str  # "OPS-4445", "ai-dynamo/dynamo#8443" or "#8443" (repository unknown)
     url: str = ""
-    origin: str = "link"  # "link", "skip-reason", "rule" or "option"
+    origin: TicketOrigin = "link"
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +122,7 @@ class TestCase:
     retries: int = 0
     previous_statuses: tuple[Status, ...] = ()
     logs: tuple[LogRef, ...] = ()
-    origin: str = "allure"  # "allure" or "log" (a plain log analysed as one failing item)
+    origin: TestOrigin = "allure"
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,8 +196,23 @@ class Problem:
     object: str
     message: str
     hint: str = ""
-    severity: str = "warning"  # "warning" or "error"
+    severity: Severity = "warning"
     test: str = ""  # uuid of the test it concerns, if any
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceWindow:
+    """The log text around a failing test's evidence, cut while its input was open (`report/evidence.py`).
+
+    Up to 200 lines, most of them before the evidence line (where causes sit), at most 64 KiB; the tail of
+    the test's best log when nothing pointed at a line. It is what the store keeps for `reanalyze`.
+    """
+
+    source: str  # the log within its input (an archive entry, a file)
+    attachment: str
+    location: str
+    first_line: int  # the number of the text's first line in the log (0 when there is no text)
+    text: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +225,7 @@ class Verdict:
     fingerprint: Fingerprint | None = None
     problems: tuple[Problem, ...] = ()
     likely_cause: LikelyCause | None = None  # only for failing tests no rule explains
+    window: EvidenceWindow | None = None  # only for failing tests, cut by `analyze`
 
     @property
     def explained(self) -> bool:
@@ -212,11 +237,33 @@ class Verdict:
 class Group:
     """Failing tests that share a root cause rule, or (unexplained) a fingerprint."""
 
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
     category: str
     test_uuids: tuple[str, ...]
+
+
+class Dimension(StrEnum):
+    """What a job ran on, as the store keeps it per job: `(dimension, value)` facts."""
+
+    RUNNER_LABEL = "runner_label"
+    GPU_MODEL = "gpu_model"
+    GPU_MEMORY = "gpu_memory"
+    RUNNER = "runner"
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentFacts:
+    """What an input's job ran on, as its logs tell (`report/environment.py`); "" where they do not say."""
+
+    gpu_model: str = ""  # the name the driver prints: "NVIDIA A10G", "Tesla T4"
+    gpu_memory: str = ""  # the card's total in whole GiB, rounded down: "22 GiB"
+
+    def facts(self) -> tuple[tuple[Dimension, str], ...]:
+        """The known ones as `(dimension, value)`, model first."""
+        known = ((Dimension.GPU_MODEL, self.gpu_model), (Dimension.GPU_MEMORY, self.gpu_memory))
+        return tuple((dimension, value) for dimension, value in known if value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,12 +271,14 @@ class InputInfo:
     """One input the run read: a results folder, an artifact zip, or a plain log."""
 
     path: str
-    kind: str  # "directory", "zip", "log" or "stdin"
+    kind: InputKind
     label: str
     tests: int = 0
     job_id: int | None = None  # the CI job the input came from (fetch), None for local paths
     stage: str = ""  # test stage the artifact belongs to, e.g. "pre_merge_gpu_parallel"
     artifact: str = ""  # artifact name, e.g. "allure-results-vllm-Test-amd64-24685348314-72193276317"
+    identity: str = ""  # what the input held when read (`report/identity.py`); "" for stdin or unreadable
+    environment: EnvironmentFacts = EnvironmentFacts()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ import pytest
 
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
-from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 from tests.outside_reads import OutsideReads, allowed_folders, import_path
+from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 
 # gpu_suite provokes real failures on a GPU machine (tests/gpu_suite/README.md): never collected here, never in CI
 collect_ignore = ["scenarios", "corpus", "gpu_suite"]

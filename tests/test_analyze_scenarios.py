@@ -10,7 +10,7 @@ from forensics.inputs.archive import DirectoryArchive
 from forensics.model import Report, Status
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.model import RuleSet
-from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios, zip_results
+from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios, zip_results
 
 SEED_TESTS = {
     "test_serve_deployment[mm_e_pd_qwen3-vl-2b]",

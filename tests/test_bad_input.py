@@ -14,7 +14,7 @@ from forensics.errors import ResultsError, RulesError
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
-from tests.rulebook import rule_toml
+from tests.support.rulebook import rule_toml
 
 
 def _copy_results(reference: Path, target: Path) -> Path:

@@ -17,8 +17,8 @@ from rich.text import Text
 from forensics.cli.common import print_renderable
 from forensics.cli.main import main
 from forensics.cli.progress import step_progress
-from forensics.rules.lint import lint
 from forensics.sizes import format_size
+from forensics.usecases.lint import lint
 
 LONG_EVIDENCE = (
     "ValueError: Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired GPU memory "

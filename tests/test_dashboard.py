@@ -20,7 +20,7 @@ from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import slugify, unique_slugs
 from forensics.dashboard.wording import headline, percent
 from forensics.errors import ResultsError
-from tests.dashboard_data import (
+from tests.support.dashboard_data import (
     SEED_ADVICE,
     SEED_KEY,
     SEED_TESTS,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from forensics.dashboard import write_dashboard
-from tests.dashboard_data import (
+from tests.support.dashboard_data import (
     SEED_ADVICE,
     SEED_KEY,
     SEED_TITLE,

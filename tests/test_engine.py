@@ -9,7 +9,7 @@ from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, sca
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.model import LogRef, Status, TestCase
-from tests.rulebook import rule_toml, rules_from
+from tests.support.rulebook import rule_toml, rules_from
 
 
 def _verdict(tmp_path: Path, log: str, *tables: str, message: str = ""):  # type: ignore[no-untyped-def]

@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 from forensics.cli.main import main
 from tests.fakes.github import TOKEN, FakeGitHub, running_github
 from tests.fakes.linear import API_KEY, FakeLinear, running_linear
-from tests.fetch_scenario import REPOSITORY, VLLM_JOB, scenario_zip, seed_nightly
 from tests.store.old_stores import build_version_1, schema_version
+from tests.support.fetch_scenario import REPOSITORY, VLLM_JOB, scenario_zip, seed_nightly
 
 
 @pytest.fixture(scope="module")

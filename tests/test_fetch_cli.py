@@ -19,7 +19,7 @@ from forensics.errors import ConfigError
 from forensics.sources.repository import repository_from_remote, resolve_repository
 from tests.fakes.github import SIGNATURE, SIGNATURE_SECRET, TOKEN, FakeGitHub, running_github
 from tests.fakes.server import Reply
-from tests.fetch_scenario import (
+from tests.support.fetch_scenario import (
     LOG_ONLY_JOB,
     REPOSITORY,
     RUN_ID,
@@ -98,7 +98,7 @@ def test_fetch_a_run_as_json_names_jobs_stages_and_artifacts_without_secrets(
     text = out.read_text()
     _assert_no_secrets(text, result.output, result.stderr)
     document = json.loads(text)
-    assert document["schema_version"] == "1.2"
+    assert document["schema_version"] == "1.3"
     context = document["context"]
     assert (context["provider"], context["repository"], context["run_id"]) == ("github", REPOSITORY, RUN_ID)
     assert [job["id"] for job in context["jobs"]] == [VLLM_JOB, SGLANG_JOB, LOG_ONLY_JOB]

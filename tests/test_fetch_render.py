@@ -12,7 +12,7 @@ from forensics.render.markdown import render_markdown
 from forensics.render.text import render_text
 from forensics.report.build import analyze
 from forensics.sources.base import FetchedFile, FetchResult
-from tests.rulebook import rule_toml, rules_from
+from tests.support.rulebook import rule_toml, rules_from
 
 RUN_URL = "https://github.com/acme/widgets/actions/runs/1"
 CONTEXT = RunContext(

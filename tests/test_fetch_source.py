@@ -26,7 +26,7 @@ from forensics.sources.github_actions import GitHubActionsSource, GitHubActionsT
 from forensics.sources.naming import stage_of, uploaded_artifact_ids
 from tests.fakes.github import SIGNATURE_SECRET, TOKEN, FakeGitHub, running_github
 from tests.fakes.server import Reply, Request
-from tests.fetch_scenario import (
+from tests.support.fetch_scenario import (
     LOG_ONLY_JOB,
     REFERENCE_ZIP,
     REPOSITORY,

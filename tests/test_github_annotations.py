@@ -26,7 +26,7 @@ from forensics.model import (
 )
 from forensics.render.github import escape_data, escape_property, render_github
 from forensics.report.build import analyze
-from tests.rulebook import rules_from
+from tests.support.rulebook import rules_from
 from tests.test_renderers import RULE
 
 _COMMANDS = ("error", "warning", "notice")

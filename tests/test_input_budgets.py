@@ -16,10 +16,10 @@ from forensics.render import RENDERERS
 from forensics.report.build import analyze
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.expressions import MAX_NODES, Expression
-from forensics.rules.lint import lint
 from forensics.rules.model import RuleSet
 from forensics.rules.template import Template, format_value
-from tests.rulebook import rule_toml
+from forensics.usecases.lint import lint
+from tests.support.rulebook import rule_toml
 
 HOSTILE = Path(__file__).resolve().parent / "hostile" / "results"
 

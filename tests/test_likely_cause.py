@@ -23,8 +23,8 @@ from forensics.render.text import render_text
 from forensics.report.build import analyze
 from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
-from forensics.rules.suggest import suggest
-from tests.rulebook import rule_toml, rules_from
+from forensics.usecases.suggest import suggest
+from tests.support.rulebook import rule_toml, rules_from
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 
@@ -179,7 +179,7 @@ def test_every_format_shows_it_and_it_never_explains(tmp_path: Path) -> None:
     assert report.explained_count == 1 and report.unexplained_count == 1
 
     document = json.loads(render_json(report))
-    assert document["schema_version"] == "1.2"
+    assert document["schema_version"] == "1.3"
     test = next(t for t in document["tests"] if t["name"] == "model.log")
     assert test["root_cause"] is None
     assert test["likely_cause"]["reason"] == LikelyReason.EXCEPTION.value

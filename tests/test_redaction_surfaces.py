@@ -51,7 +51,7 @@ def rendered(report: Report) -> Iterator[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def planted_results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+    from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 
     return run_scenarios(
         [SCENARIOS_DIRECTORY / "scenario_secrets.py"], tmp_path_factory.mktemp("planted-results")

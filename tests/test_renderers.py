@@ -12,7 +12,7 @@ from forensics.render import RENDERERS
 from forensics.render.markdown import fence_for, inline_code, render_markdown
 from forensics.render.text import render_text
 from forensics.report.build import analyze
-from tests.rulebook import rules_from
+from tests.support.rulebook import rules_from
 
 RULE = """
 [[rule]]

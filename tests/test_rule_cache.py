@@ -14,7 +14,7 @@ from forensics.rules import cache as cache_module
 from forensics.rules.cache import PackCache
 from forensics.rules.loader import load_rules
 from forensics.rules.model import Rule, RuleSet
-from tests.rulebook import rule_toml
+from tests.support.rulebook import rule_toml
 
 DERIVED = """
 requires = ['''attempt \\d+''']

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from forensics.engine.prefilter import Prefilter, required_literals
+from forensics.engine.prefilter import Prefilter
 from forensics.rules.expressions import Expression
+from forensics.rules.literals import required_literals
 from forensics.rules.template import Template, format_value
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from forensics.model import RuleKind
 from forensics.rules.loader import load_rules
-from forensics.rules.selftest import check_rule
+from forensics.usecases.selftest import check_rule
 
 PACK = load_rules(cache=False)  # validated in full, never from the user cache (read at collection)
 

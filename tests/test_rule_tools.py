@@ -10,13 +10,13 @@ from click.testing import CliRunner
 
 from forensics.cli.main import main
 from forensics.render.json_report import render_json
-from forensics.report.backtest import backtest
 from forensics.report.build import analyze
-from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules, parse_rules
-from forensics.rules.model import RuleSet
-from forensics.rules.suggest import draft_rule, suggest
-from tests.rulebook import rule_toml, rules_from
+from forensics.rules.model import RuleProblem, RuleSet
+from forensics.usecases.backtest import backtest
+from forensics.usecases.lint import lint
+from forensics.usecases.suggest import draft_rule, suggest
+from tests.support.rulebook import rule_toml, rules_from
 
 
 def test_the_shipped_pack_lints_clean() -> None:
@@ -54,9 +54,19 @@ def test_lint_reports_schema_errors_and_duplicate_ids_without_stopping(tmp_path:
     messages = [f.message for f in findings if f.check == "schema"]
     assert any("id already defined" in m for m in messages)
     assert any("bad regex" in m for m in messages)
+    schema = {(f.rule_id, Path(f.path).name) for f in findings if f.check == "schema"}
+    assert schema == {("x.same", "b.toml"), ("x.bad", "b.toml")}  # from the RuleProblem, never parsed back
     result = CliRunner().invoke(main, ["rules", "lint", str(tmp_path)])
     assert result.exit_code == 3
     assert "schema" in result.output and "errors" in result.output
+
+
+def test_a_rule_problem_names_file_rule_and_field(tmp_path: Path) -> None:
+    errors: list[RuleProblem] = []
+    parse_rules(rule_toml("x.typo", "boom", extra="tpyo = 1"), tmp_path / "t.toml", errors)
+    [problem] = errors
+    assert (problem.rule_id, problem.field, problem.message) == ("x.typo", "tpyo", "unknown field (typo?)")
+    assert str(problem) == f"{tmp_path / 't.toml'}: rule 'x.typo': tpyo: unknown field (typo?)"
 
 
 def test_suggest_drafts_a_rule_that_explains_the_group(
@@ -86,7 +96,7 @@ def test_a_draft_generalises_the_masked_parts() -> None:
     }
     draft = draft_rule(fingerprint, ["test_a"])
     assert draft is not None
-    errors: list[str] = []
+    errors: list[RuleProblem] = []
     rule = parse_rules(draft.text, Path("draft.toml"), errors)[0]
     assert not errors
     assert rule.patterns[0].search("RuntimeError: worker 12 lost after 2 min at /var/x")

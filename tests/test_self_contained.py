@@ -74,7 +74,7 @@ def test_no_code_names_a_path_outside_the_repository() -> None:
     ("relative", "text"),
     [
         ("tests/fakes/github.py", 'API = Path(__file__).resolve().parents[3] / "shared" / "reference"'),
-        ("tests/fetch_scenario.py", 'ZIP = Path(__file__).resolve().parents[2] / "x.zip"'),
+        ("tests/support/fetch_scenario.py", 'ZIP = Path(__file__).resolve().parents[3] / "x.zip"'),
         ("forensics/inputs/allure.py", "Follows ../shared/reference/ALLURE-FORMAT.md"),
         ("benchmarks/bench_speed.py", 'CACHE = Path("/work/main/benchmarks/.cache")'),
         ("tests/store/conftest.py", "ROOT = Path(__file__).parent.parent.parent.parent"),

@@ -24,6 +24,6 @@ def analyze_command(
     inputs = [*paths, *([str(SAMPLE)] if demo else [])]
     if not inputs:
         raise click.UsageError("give an allure-results folder, an artifact .zip or a log file (or --demo)")
-    options = settings.analyze_options()
+    options = settings.analyze_options(read_evidence=store_settings.record)
     report = analyze(inputs, rules=settings.rules(), options=options)
     finish_report(report, settings=settings, store=store_settings, redactor=options.redactor)

@@ -32,10 +32,11 @@ from forensics.report.redact import Redactor, redact_report
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
+from forensics.usecases.exit_code import ExitCode, exit_code
 
-EXIT_ERROR = 1
-EXIT_FAIL_ON = 3
-EXIT_NOTHING_READ = 5  # inputs were given, but not one test could be read from them
+EXIT_ERROR = ExitCode.ERROR
+EXIT_FAIL_ON = ExitCode.CHECK_FAILED
+EXIT_NOTHING_READ = ExitCode.NOTHING_READ  # inputs were given, but not one test could be read
 FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
 _SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -105,9 +106,11 @@ class ReportSettings:
         """The shipped pack plus the user's rule files."""
         return load_rules(self.rule_paths)
 
-    def analyze_options(self) -> AnalyzeOptions:
-        """Options for `analyze()`; the redactor learns this environment's secret values."""
+    def analyze_options(self, *, read_evidence: bool) -> AnalyzeOptions:
+        """Options for `analyze()`; the redactor learns this environment's secret values. `read_evidence`
+        (with --record) cuts the evidence windows and reads the GPU facts the store keeps."""
         return AnalyzeOptions(
+            read_evidence=read_evidence,
             log_attachments=self.log_attachments or DEFAULT_LOG_ATTACHMENTS,
             limits=ScanLimits(max_bytes=self.max_log_size),
             max_result_bytes=self.max_result_size,
@@ -125,12 +128,12 @@ class ReportSettings:
         """Write the report in the chosen format to --output or stdout."""
         emit(report, self.output_format, self.output)
 
-    def exit_code(self, report: Report) -> int:
+    def exit_code(self, report: Report) -> ExitCode:
         """5 when nothing could be read (said on stderr), 3 when a --fail-on condition holds, else 0."""
-        if nothing_read(report):
+        empty = nothing_read(report)
+        if empty:
             say_nothing_read(report)
-            return EXIT_NOTHING_READ
-        return EXIT_FAIL_ON if should_fail(report, self.fail_on) else 0
+        return exit_code(nothing_read=empty, fail_on_met=not empty and should_fail(report, self.fail_on))
 
 
 def nothing_read(report: Report) -> bool:

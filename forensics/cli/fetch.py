@@ -148,7 +148,7 @@ def fetch_command(
             _print_saved(download_source(source, download_only, progress=progress), stderr)
             return
         fetched = source.fetch(progress=progress)
-    options = settings.analyze_options()
+    options = settings.analyze_options(read_evidence=store_settings.record)
     report = analyze((), rules=rules, options=options, fetched=fetched)
     finish_report(
         report,

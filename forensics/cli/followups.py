@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 import click
 
-from forensics.cli.common import EXIT_ERROR, ReportSettings, nothing_read, show_error, write_text
+from forensics.cli.common import ReportSettings, nothing_read, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
 from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.report.redact import Redactor
+from forensics.usecases.exit_code import ExitCode, exit_code
 
 if TYPE_CHECKING:  # the ticket code (HTTP clients and all) is imported only when tickets are annotated
     from forensics.annotate import History
@@ -43,16 +44,15 @@ def finish_report(
     `circuits`: the run's record of failing hosts, so a host given up while fetching is not asked again.
     """
     settings.emit(report)
-    code = settings.exit_code(report)
-    recorded = True
+    code = settings.exit_code(report)  # says on stderr when nothing could be read
+    recorded, store_failed, tickets_failed = True, False, False
     try:
         if not nothing_read(report):  # a run that read no test would only add an empty run to the history
-            store.record_report(report, redactor=redactor, max_log_bytes=settings.max_log_size)
+            store.record_report(report, redactor=redactor)
     except StoreError as err:  # the report is out; say why the store refused and still annotate
         show_error(err)
-        recorded, code = False, EXIT_ERROR
+        recorded, store_failed = False, True
     if annotation is not None:  # the report is on stdout; the ticket outcomes go to stderr
-        from forensics.cli.annotate import EXIT_TICKETS_FAILED
         from forensics.render.annotation import render_result, result_to_dict
 
         history: AbstractContextManager[History | None] = (
@@ -63,14 +63,19 @@ def finish_report(
                 result = annotation.run(report, dry_run=False, history=cause_history, circuits=circuits)
         except StoreError as err:  # a store too old to read: the tickets still get the root causes
             show_error(err)
-            code = EXIT_ERROR
+            store_failed = True
             result = annotation.run(report, dry_run=False, history=None, circuits=circuits)
         click.echo(render_result(result), err=True, nl=False)
         if annotate_output is not None:  # for machines (the Action): which tickets failed, whatever the code
             write_text(
                 annotate_output, json.dumps(result_to_dict(result), indent=2, ensure_ascii=False) + "\n"
             )
-        if result.failed and code != EXIT_ERROR:
-            code = EXIT_TICKETS_FAILED
+        tickets_failed = bool(result.failed)
+    code = exit_code(
+        nothing_read=code is ExitCode.NOTHING_READ,
+        fail_on_met=code is ExitCode.CHECK_FAILED,
+        store_failed=store_failed,
+        tickets_failed=tickets_failed,
+    )
     if code:
         sys.exit(code)

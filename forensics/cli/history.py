@@ -23,7 +23,7 @@ from forensics.store import open_store
 from forensics.store.history import history
 from forensics.store.known import UnknownValue, unknown_values
 from forensics.store.queries import Filters
-from forensics.store.reanalyze import reanalyze
+from forensics.usecases.reanalyze import reanalyze
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -112,7 +112,7 @@ def reanalyze_command(
 ) -> None:
     """Run today's rules over the stored failures (their artifacts when still cached) and show what moved."""
     rules = load_rules(rule_paths)
-    options = AnalyzeOptions(redactor=Redactor.from_environment(os.environ))
+    options = AnalyzeOptions(redactor=Redactor.from_environment(os.environ), read_evidence=False)
     since = datetime.now(UTC) - timedelta(days=days) if days else None
     # only --apply writes: it may upgrade an older store; neither creates one
     filters = Filters(repository=repository, workflow=workflow, branch=branch)

@@ -16,13 +16,13 @@ from forensics.cli.progress import step_progress
 from forensics.errors import ConfigError
 from forensics.model import Category, RuleKind
 from forensics.render.common import plural
-from forensics.report.backtest import backtest
 from forensics.report.redact import Redactor, redact_data, redact_model
 from forensics.report.saved import load_saved_report
-from forensics.rules.lint import lint
 from forensics.rules.loader import load_rules
-from forensics.rules.selftest import check_rule
-from forensics.rules.suggest import suggest
+from forensics.usecases.backtest import backtest
+from forensics.usecases.lint import lint
+from forensics.usecases.selftest import check_rule
+from forensics.usecases.suggest import suggest
 
 
 @click.group("rules")

@@ -70,14 +70,14 @@ class StoreSettings:
         with store:
             yield lambda key: cause_stats(store, key=key, repository=repository, now=now)
 
-    def record_report(self, report: Report, *, redactor: Redactor, max_log_bytes: int) -> None:
+    def record_report(self, report: Report, *, redactor: Redactor) -> None:
         """With --record: save the report into the store and say so on stderr (stdout holds the report)."""
         if not self.record:
             return
         from forensics.store.record import record_report
 
         with self.open() as store:
-            result = record_report(store, report, redactor=redactor, max_log_bytes=max_log_bytes)
+            result = record_report(store, report, redactor=redactor)
             where = store.location
         console = Console(stderr=True, highlight=False)
         if result.tests:

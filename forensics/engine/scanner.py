@@ -25,8 +25,9 @@ from forensics.engine.normalize import (
     normalize_line,
     visible_line,
 )
-from forensics.engine.prefilter import Literals, Prefilter, ProbeSelector, required_literals
+from forensics.engine.prefilter import Prefilter, ProbeSelector
 from forensics.model import ExcerptLine, Problem
+from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
 

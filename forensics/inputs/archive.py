@@ -15,7 +15,7 @@ from typing import BinaryIO, Protocol
 
 from forensics.errors import ResultsError
 from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
-from forensics.model import Problem
+from forensics.model import InputKind, Problem
 
 
 class Archive(Protocol):
@@ -23,7 +23,7 @@ class Archive(Protocol):
 
     label: str
     path: str
-    kind: str
+    kind: InputKind
     problems: list[Problem]
 
     def names(self) -> list[str]:
@@ -102,7 +102,7 @@ class DirectoryArchive:
     """A results folder on disk: regular files only; links that lead outside it, FIFOs, devices, link loops
     and unreadable subfolders are ignored, each with a problem."""
 
-    kind = "directory"
+    kind: InputKind = "directory"
 
     def __init__(self, root: Path, *, label: str | None = None) -> None:
         self.root = root.resolve()
@@ -165,7 +165,7 @@ class DirectoryArchive:
 class ZipArchive:
     """An artifact zip as GitHub Actions stores it (files at the root, or under folders)."""
 
-    kind = "zip"
+    kind: InputKind = "zip"
 
     def __init__(self, path: Path, *, label: str | None = None) -> None:
         self.path = str(path)

@@ -21,7 +21,7 @@ from forensics.inputs.archive import (
     open_regular,
 )
 from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
-from forensics.model import Problem
+from forensics.model import InputKind, Problem
 
 STDIN = "-"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
@@ -36,7 +36,7 @@ class LogInput:
     path: str
     label: str
     open: Callable[[], BinaryIO]
-    kind: str = "log"
+    kind: InputKind = "log"
     name: str = ""  # the failing item's name; default: the file's name
     problems: list[Problem] = field(default_factory=list)  # trouble found beside it (a broken zip)
 

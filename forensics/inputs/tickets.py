@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import regex
 
-from forensics.model import Link, Ticket
+from forensics.model import Link, Ticket, TicketOrigin
 
 _LINEAR_URL = regex.compile(r"https?://linear\.app/[\w-]+/issue/(?P<key>[A-Za-z][A-Za-z0-9]{0,9}-\d{1,7})\b")
 _JIRA_URL = regex.compile(r"https?://[\w.-]+(?::\d+)?/browse/(?P<key>[A-Z][A-Z0-9_]{0,9}-\d{1,7})\b")
@@ -66,7 +66,7 @@ def tickets_from_links(links: Iterable[Link]) -> list[Ticket]:
     return found
 
 
-def tickets_in_text(text: str, *, origin: str, bare_keys: bool = True) -> list[Ticket]:
+def tickets_in_text(text: str, *, origin: TicketOrigin, bare_keys: bool = True) -> list[Ticket]:
     """Every ticket reference in a piece of text (a link, a skip reason)."""
     found: list[Ticket] = []
     consumed: list[tuple[int, int]] = []

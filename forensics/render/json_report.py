@@ -10,6 +10,7 @@ from typing import Any
 
 from forensics.model import (
     Evidence,
+    EvidenceWindow,
     Finding,
     Fingerprint,
     JobContext,
@@ -22,7 +23,9 @@ from forensics.render.common import explained_share, headline
 from forensics.render.escape import defuse_json_commands
 from forensics.version import __version__
 
-SCHEMA_VERSION = "1.2"  # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause
+# 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause. 1.3: each input's identity
+# and environment (GPU), each failing test's evidence_window
+SCHEMA_VERSION = "1.3"
 
 
 def render_json(report: Report) -> str:
@@ -57,6 +60,11 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                 "job_id": item.job_id,
                 "stage": item.stage or None,
                 "artifact": item.artifact or None,
+                "identity": item.identity or None,
+                "environment": {
+                    "gpu_model": item.environment.gpu_model or None,
+                    "gpu_memory": item.environment.gpu_memory or None,
+                },
             }
             for item in report.inputs
         ],
@@ -116,6 +124,17 @@ def _test(verdict: Verdict) -> dict[str, Any]:
         "symptoms": [_finding(symptom) for symptom in verdict.symptoms],
         "fingerprint": _fingerprint(verdict.fingerprint) if verdict.fingerprint else None,
         "likely_cause": _likely_cause(verdict.likely_cause) if verdict.likely_cause else None,
+        "evidence_window": _window(verdict.window) if verdict.window else None,
+    }
+
+
+def _window(window: EvidenceWindow) -> dict[str, Any]:
+    return {
+        "source": window.source,
+        "attachment": window.attachment,
+        "location": window.location,
+        "first_line": window.first_line,
+        "text": window.text,
     }
 
 

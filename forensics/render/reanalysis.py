@@ -13,7 +13,7 @@ from rich.text import Text
 
 from forensics.render.common import plural
 from forensics.store.documents import iso
-from forensics.store.reanalyze import Reanalysis
+from forensics.store.stored import Reanalysis
 
 REANALYSIS_SCHEMA_VERSION = "1.0"
 MAX_ROWS = 50

@@ -11,9 +11,11 @@ from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive, open_regular
 from forensics.inputs.discover import Input, LogInput, discover, printable_path
 from forensics.inputs.values import clean_text
-from forensics.model import InputInfo, Problem, Report, Verdict
+from forensics.model import EnvironmentFacts, InputInfo, Problem, Report, Verdict
 from forensics.paths import PathArgument, path_strings
+from forensics.report.evidence import observe
 from forensics.report.grouping import group_verdicts
+from forensics.report.identity import input_identity
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
@@ -57,9 +59,12 @@ def analyze(
     infos: list[InputInfo] = []
     seen_uuids: set[str] = set()
     for item, origin in sourced:
+        environment, identity = EnvironmentFacts(), ""
         try:
             with InputSession(item, compiled, options, problems) as session:
-                found = session.verdicts(session.tests())
+                observed = observe(session, session.verdicts(session.tests()))
+                found, environment = observed.verdicts, observed.environment
+                identity = input_identity(item.path, item.kind)  # what the input holds as it was read
         except Exception as err:  # one input's bug or odd content is a problem, never the end of the run
             problems.append(_input_failed(item.label, err))
             found = []
@@ -74,6 +79,8 @@ def analyze(
                 job_id=origin.job_id if origin else None,
                 stage=origin.stage if origin else "",
                 artifact=origin.artifact if origin else "",
+                identity=identity,
+                environment=environment,
             )
         )
     report = Report(

@@ -21,7 +21,8 @@ import regex
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
-from forensics.model import Evidence, ExcerptLine, Fingerprint, Problem, Report, TestCase
+from forensics.model import Evidence, EvidenceWindow, ExcerptLine, Fingerprint, Problem, Report, TestCase
+from forensics.report.evidence import trim_window
 from forensics.report.grouping import group_verdicts
 from forensics.report.secret_shapes import (
     PEM_BLOCK_END,
@@ -169,6 +170,8 @@ def _walk(value: Any, redactor: Redactor) -> Any:
         return _evidence(value, redactor)
     if kind is Fingerprint:
         return _fingerprint(value, redactor)
+    if kind is EvidenceWindow:
+        return _window(value, redactor)
     names = _text_fields(kind)
     if names is None:
         return value
@@ -206,6 +209,21 @@ def _evidence(evidence: Evidence, redactor: Redactor) -> Evidence:
             for line, text in zip(evidence.excerpt, texts, strict=True)
         ),
     )
+
+
+def _window(window: EvidenceWindow, redactor: Redactor) -> EvidenceWindow:
+    """Line by line (a private key block is replaced whole), then cut to its size again."""
+    lines = window.text.split("\n") if window.text else []
+    texts = redactor.lines(lines)
+    redacted = replace(
+        window,
+        source=redactor.text(window.source),
+        attachment=redactor.text(window.attachment),
+        location=redactor.text(window.location),
+    )
+    if all(a is b for a, b in zip(texts, lines, strict=True)):
+        return window if redacted == window else redacted
+    return trim_window(redacted, texts)
 
 
 def _fingerprint(fingerprint: Fingerprint, redactor: Redactor) -> Fingerprint:

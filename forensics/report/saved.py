@@ -18,7 +18,9 @@ from forensics.inputs.archive import open_regular
 from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 from forensics.model import (
     Category,
+    EnvironmentFacts,
     Evidence,
+    EvidenceWindow,
     ExcerptLine,
     Finding,
     Fingerprint,
@@ -37,6 +39,7 @@ from forensics.model import (
     Ticket,
     Verdict,
 )
+from forensics.report.evidence import MAX_WINDOW_BYTES
 
 _HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
 MAX_REPORT_BYTES = 512 * 1024 * 1024
@@ -101,6 +104,8 @@ def report_from_dict(document: dict[str, Any]) -> Report:
                 job_id=item.get("job_id"),
                 stage=item.get("stage") or "",
                 artifact=item.get("artifact") or "",
+                identity=text_of(item.get("identity") or ""),
+                environment=_environment(item.get("environment")),
             )
             for item in document.get("inputs", [])
         ),
@@ -196,6 +201,29 @@ def _verdict(data: dict[str, Any], problems: list[Problem]) -> Verdict:
         symptoms=tuple(_finding(symptom) for symptom in data.get("symptoms", [])),
         fingerprint=_fingerprint(fingerprint) if fingerprint else None,
         likely_cause=_likely_cause(data.get("likely_cause")),
+        window=_window(data.get("evidence_window")),
+    )
+
+
+def _environment(data: Any) -> EnvironmentFacts:
+    """An input's GPU facts (schema 1.3); none in older reports."""
+    if not isinstance(data, dict):
+        return EnvironmentFacts()
+    return EnvironmentFacts(
+        gpu_model=text_of(data.get("gpu_model") or ""), gpu_memory=text_of(data.get("gpu_memory") or "")
+    )
+
+
+def _window(data: Any) -> EvidenceWindow | None:
+    """A failing test's evidence window (schema 1.3); None in older reports."""
+    if not isinstance(data, dict):
+        return None
+    return EvidenceWindow(
+        source=text_of(data.get("source") or ""),
+        attachment=text_of(data.get("attachment") or ""),
+        location=text_of(data.get("location") or ""),
+        first_line=count_of(data.get("first_line", 0), field="first_line"),
+        text=text_of(data.get("text") or "", limit=MAX_WINDOW_BYTES),
     )
 
 

@@ -54,6 +54,9 @@ class AnalyzeOptions:
     jobs: int = field(default_factory=default_jobs)
     process_threshold: int = PROCESS_THRESHOLD
     redactor: Redactor = field(default_factory=Redactor)  # the CLI adds the environment's secret values
+    # cut each failing test's evidence window and look for GPU lines (report/evidence.py): a second, bounded
+    # read of the evidence logs and at most 16 MiB per input; the CLI asks for it when it records (--record)
+    read_evidence: bool = True
 
 
 class InputSession:
@@ -168,9 +171,7 @@ class InputSession:
         picked: LikelyLine | None = None
         if ref.inline_text is not None:
             picked = pick_likely_cause(ref.inline_text.splitlines(), is_wrapper=is_wrapper)
-        elif not (
-            isinstance(self.item, LogInput) and self.item.kind == "stdin"
-        ):  # stdin cannot be read twice
+        elif self.can_reread:
             try:
                 with self._open(ref) as stream:
                     picked = pick_likely_cause_in_blocks(
@@ -275,10 +276,19 @@ class InputSession:
         with stream:
             return scan_stream(stream, self.compiled, name=where, limits=limits)
 
-    def _open(self, ref: LogRef) -> BinaryIO:
+    @property
+    def can_reread(self) -> bool:
+        """Whether a log can be read again while the input is open (stdin cannot be read twice)."""
+        return not (isinstance(self.item, LogInput) and self.item.kind == "stdin")
+
+    def open_log(self, source: str) -> BinaryIO:
+        """One of the input's logs (a plain log is its own only log); the caller closes it."""
         if isinstance(self.item, LogInput):
             return self.item.open()
-        return self.item.open(ref.source)
+        return self.item.open(source)
+
+    def _open(self, ref: LogRef) -> BinaryIO:
+        return self.open_log(ref.source)
 
 
 # Set in the parent just before forking, so the workers inherit the compiled rules without pickling them.

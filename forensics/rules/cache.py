@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from forensics.engine.prefilter import Literals, remember_literals, required_literals
 from forensics.model import Category, RuleKind
 from forensics.rules.expressions import Expression
+from forensics.rules.literals import Literals, remember_literals, required_literals
 from forensics.rules.model import Example, Rule, RulePattern
 from forensics.rules.template import Template
 from forensics.version import __version__

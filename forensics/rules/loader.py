@@ -13,7 +13,7 @@ from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.cache import PackCache, default_cache_dir, pack_key
 from forensics.rules.expressions import Expression
-from forensics.rules.model import Example, Rule, RulePattern, RuleSet
+from forensics.rules.model import Example, Rule, RulePattern, RuleProblem, RuleSet
 from forensics.rules.template import Template
 
 _ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
@@ -68,13 +68,13 @@ def collect_rules(
     *,
     include_shipped: bool = True,
     cache: PackCache | bool = True,
-) -> tuple[RuleSet, list[str]]:
-    """The rules that loaded, and an error line (`file: rule 'id': field: why`) for each that did not.
+) -> tuple[RuleSet, list[RuleProblem]]:
+    """The rules that loaded, and a RuleProblem (`file: rule 'id': field: why`) for each that did not.
 
     `cache`: True uses the per-user pack cache (validated packs by content hash), False validates every file
     now, or a `PackCache` of your own.
     """
-    errors: list[str] = []
+    errors: list[RuleProblem] = []
     pack_cache = _pack_cache(cache)
     shipped: dict[str, Rule] = {}
     if include_shipped:
@@ -111,14 +111,16 @@ def _pack_cache(cache: PackCache | bool) -> PackCache | None:
     return PackCache(default_cache_dir()) if cache else None
 
 
-def _load_unique(files: Iterable[Path], errors: list[str], cache: PackCache | None = None) -> dict[str, Rule]:
+def _load_unique(
+    files: Iterable[Path], errors: list[RuleProblem], cache: PackCache | None = None
+) -> dict[str, Rule]:
     """Every rule of these files by id; a pack seen before (same bytes, same version) comes from the cache."""
     contents: list[tuple[Path, bytes]] = []
     for file in files:
         try:
             contents.append((file, file.read_bytes()))
         except OSError as err:
-            errors.append(f"{file}: cannot read: {err}")
+            errors.append(RuleProblem(path=str(file), message=f"cannot read: {err}"))
     if not contents:
         return {}
     key = pack_key(contents) if cache is not None else ""
@@ -132,11 +134,18 @@ def _load_unique(files: Iterable[Path], errors: list[str], cache: PackCache | No
         try:
             text = content.decode("utf-8")
         except UnicodeDecodeError as err:
-            errors.append(f"{file}: cannot read: {err}")
+            errors.append(RuleProblem(path=str(file), message=f"cannot read: {err}"))
             continue
         for rule in parse_rules(text, file, errors):
             if rule.id in rules:
-                errors.append(f"{file}: rule '{rule.id}': id already defined in {rules[rule.id].path}")
+                errors.append(
+                    RuleProblem(
+                        path=str(file),
+                        rule=f"rule '{rule.id}'",
+                        rule_id=rule.id,
+                        message=f"id already defined in {rules[rule.id].path}",
+                    )
+                )
             else:
                 rules[rule.id] = rule
     if cache is not None and len(errors) == errors_before:
@@ -144,28 +153,28 @@ def _load_unique(files: Iterable[Path], errors: list[str], cache: PackCache | No
     return rules
 
 
-def load_rule_file(path: Path, errors: list[str]) -> list[Rule]:
-    """Every rule in one TOML file; problems are appended to `errors` as `file: rule 'id': field: why`."""
+def load_rule_file(path: Path, errors: list[RuleProblem]) -> list[Rule]:
+    """Every rule in one TOML file; problems are appended to `errors`."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        errors.append(f"{path}: cannot read: {err}")
+        errors.append(RuleProblem(path=str(path), message=f"cannot read: {err}"))
         return []
     return parse_rules(text, path, errors)
 
 
-def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
+def parse_rules(text: str, path: Path, errors: list[RuleProblem]) -> list[Rule]:
     """Every rule in TOML text that claims to come from `path` (for drafts never written to disk)."""
     import tomllib  # only when a pack is validated: a pack-cache hit parses no TOML
 
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        errors.append(f"{path}: not valid TOML: {err}")
+        errors.append(RuleProblem(path=str(path), message=f"not valid TOML: {err}"))
         return []
     entries = document.get("rule")
     if not isinstance(entries, list) or not entries:
-        errors.append(f"{path}: no [[rule]] table")
+        errors.append(RuleProblem(path=str(path), message="no [[rule]] table"))
         return []
     rules = []
     for index, entry in enumerate(entries):
@@ -179,16 +188,19 @@ def parse_rules(text: str, path: Path, errors: list[str]) -> list[Rule]:
 class _RuleBuilder:
     """Validates one `[[rule]]` table, collecting every error before giving up on it."""
 
-    def __init__(self, path: Path, index: int, entry: Any, errors: list[str]) -> None:
+    def __init__(self, path: Path, index: int, entry: Any, errors: list[RuleProblem]) -> None:
         self.path = path
         self.entry = entry if isinstance(entry, dict) else {}
         raw_id = self.entry.get("id")
         self.label = f"rule '{raw_id}'" if isinstance(raw_id, str) else f"rule #{index + 1}"
+        self.rule_id = raw_id if isinstance(raw_id, str) else ""
         self.errors = errors
         self.failed = False
 
     def error(self, field: str, why: str) -> None:
-        self.errors.append(f"{self.path}: {self.label}: {field}: {why}")
+        self.errors.append(
+            RuleProblem(path=str(self.path), rule=self.label, rule_id=self.rule_id, field=field, message=why)
+        )
         self.failed = True
 
     def build(self) -> Rule | None:

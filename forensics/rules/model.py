@@ -177,3 +177,21 @@ class RuleSet:
     def only(self, rule_ids: set[str]) -> RuleSet:
         """A subset, for testing one rule's examples alone."""
         return RuleSet(tuple(rule for rule in self.rules if rule.id in rule_ids))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleProblem:
+    """Why a rule (or a whole rule file) did not load: data, so tools never parse the message back."""
+
+    path: str  # the rule file
+    message: str  # "unknown field (typo?)", "not valid TOML: …"
+    rule: str = ""  # how the rule is named: "rule 'vllm.startup-free-memory'" or "rule #2"; "" for the file
+    rule_id: str = ""  # its id when it has one
+    field: str = ""  # the field at fault, "" when the rule or file is
+
+    def detail(self) -> str:
+        """`rule 'id': field: why`: everything after the file."""
+        return ": ".join(part for part in (self.rule, self.field, self.message) if part)
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.detail()}"

@@ -1,56 +1,24 @@
-"""What a job ran on, as facts `(dimension, value)`: runner, runner labels, GPU model, GPU memory.
+"""What a job ran on, as the store keeps it: `(dimension, value)` facts — runner, runner labels, GPU.
 
-The GPU is read from what the job's logs reveal: values a rule captured (vLLM's `total_gib`, PyTorch's
-`total`), `nvidia-smi` lines (`NVIDIA A10G, 23028 MiB`, `|  0MiB / 46068MiB |`) and the totals that
-vLLM and PyTorch print. A runner label naming a known GPU is the fallback for the model. Memory is the
-card's total in whole GiB, rounded down, so the 22.03 GiB torch reports and the 23028 MiB nvidia-smi
-reports for one A10G land in the same "22 GiB" bucket. Models keep the name the driver prints
-("NVIDIA A10G", "Tesla T4").
+The GPU model and memory come with the report (`report/environment.py` reads them from the logs while the
+input is open); a runner label naming a known GPU is the fallback for the model.
 """
 
 from __future__ import annotations
 
-import math
-from collections import Counter
-from collections.abc import Iterable
-
 import regex
 
-from forensics.model import JobContext, Value
+from forensics.model import Dimension, JobContext
 
-RUNNER = "runner"
-RUNNER_LABEL = "runner_label"
-GPU_MODEL = "gpu_model"
-GPU_MEMORY = "gpu_memory"
+RUNNER = Dimension.RUNNER.value
+RUNNER_LABEL = Dimension.RUNNER_LABEL.value
+GPU_MODEL = Dimension.GPU_MODEL.value
+GPU_MEMORY = Dimension.GPU_MEMORY.value
 DIMENSIONS = (RUNNER_LABEL, GPU_MODEL, GPU_MEMORY, RUNNER)
 GPU_DIMENSIONS = (GPU_MODEL, GPU_MEMORY)
 
 Fact = tuple[str, str]
 
-_MODEL = regex.compile(
-    r"\b(?P<model>NVIDIA (?:GeForce )?(?:RTX )?[A-Z]{1,2}\d{1,4}[A-Za-z]{0,3}(?: Ada)?)\b"
-    r"|\b(?P<model>Tesla [A-Z]\d{1,4}[A-Za-z]?)\b"
-    r"|\b(?P<model>AMD Instinct MI\d{3}[A-Z]?)\b"
-)
-_MEMORY_MIB = regex.compile(
-    r"\d+\s?MiB\s*/\s*(?P<mib>\d{4,7})\s?MiB"  # nvidia-smi's table: used / total
-    r"|\bNVIDIA [^,\n]{2,40},\s*(?P<mib>\d{4,7})\s?MiB"  # nvidia-smi --query-gpu=name,memory.total
-)
-_MEMORY_GIB = regex.compile(
-    r"total capac(?:i)?ty of (?P<gib>\d+(?:\.\d+)?) GiB"  # torch.OutOfMemoryError
-    r"|Free memory on device[^(\n]{0,40}\(\d+(?:\.\d+)?/(?P<gib>\d+(?:\.\d+)?) GiB\)"  # vLLM's startup check
-)
-_QUANTITY = regex.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B)")
-_UNIT_GIB = {
-    "KB": 2**-20,
-    "KiB": 2**-20,
-    "MB": 2**-10,
-    "MiB": 2**-10,
-    "GB": 1.0,
-    "GiB": 1.0,
-    "TB": 1024.0,
-    "TiB": 1024.0,
-}
 _LABEL_GPUS = {
     name.lower(): f"NVIDIA {name}"
     for name in (
@@ -70,12 +38,6 @@ _LABEL_GPUS = {
     )
 }
 _LABEL_TOKEN = regex.compile(r"[A-Za-z0-9]+")
-_LINE_HINTS = ("NVIDIA", "Tesla", "AMD Instinct", "MiB", "GiB")
-
-
-def memory_bucket(gib: float) -> str:
-    """`22 GiB` for 22.03 or 22.49: whole GiB, rounded down."""
-    return f"{math.floor(gib + 1e-9)} GiB"
 
 
 def runner_facts(job: JobContext | None) -> tuple[Fact, ...]:
@@ -97,68 +59,3 @@ def label_gpu_model(job: JobContext | None) -> str | None:
             if token.lower() in _LABEL_GPUS:
                 return _LABEL_GPUS[token.lower()]
     return None
-
-
-class GpuFinder:
-    """Collects GPU models and memory totals from captured values and log lines; the most frequent wins."""
-
-    def __init__(self) -> None:
-        self.models: Counter[str] = Counter()
-        self.memory: Counter[str] = Counter()
-
-    @property
-    def complete(self) -> bool:
-        """Both the model and the memory are known."""
-        return bool(self.models) and bool(self.memory)
-
-    def add_values(self, fields: Iterable[tuple[str, Value]]) -> None:
-        """Values a rule captured: `total_gib` (a number of GiB), `total` ("22.03 GiB"), `gpu_model`."""
-        for name, value in fields:
-            if name == "total_gib" and isinstance(value, int | float) and value > 0:
-                self.memory[memory_bucket(float(value))] += 1
-            elif name == "total" and isinstance(value, str):
-                gib = quantity_gib(value)
-                if gib:
-                    self.memory[memory_bucket(gib)] += 1
-            elif name in ("gpu_model", "gpu_name") and isinstance(value, str) and value:
-                self.models[value] += 1
-
-    def add_lines(self, lines: Iterable[str]) -> None:
-        """Log lines: only those naming a GPU or a memory size go through the patterns."""
-        for line in lines:
-            if not any(hint in line for hint in _LINE_HINTS):
-                continue
-            model = _MODEL.search(line)
-            if model:
-                self.models[model["model"]] += 1
-            mib = _MEMORY_MIB.search(line)
-            if mib:
-                self.memory[memory_bucket(int(mib["mib"]) / 1024)] += 1
-            gib = _MEMORY_GIB.search(line)
-            if gib:
-                self.memory[memory_bucket(float(gib["gib"]))] += 1
-
-    def facts(self, *, fallback_model: str | None = None) -> tuple[Fact, ...]:
-        """The most frequent model and memory size (a label's model when the logs named none)."""
-        facts: list[Fact] = []
-        model = _most_common(self.models) or fallback_model
-        if model:
-            facts.append((GPU_MODEL, model))
-        memory = _most_common(self.memory)
-        if memory:
-            facts.append((GPU_MEMORY, memory))
-        return tuple(facts)
-
-
-def quantity_gib(text: str) -> float | None:
-    """`22.03 GiB`, `23028 MiB`, `24 GB` → GiB (GB read as GiB: close enough for bucketing)."""
-    match = _QUANTITY.search(text)
-    if match is None:
-        return None
-    return float(match["number"]) * _UNIT_GIB.get(match["unit"], 0.0) or None
-
-
-def _most_common(counter: Counter[str]) -> str | None:
-    if not counter:
-        return None
-    return min(counter.items(), key=lambda item: (-item[1], item[0]))[0]

@@ -11,6 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+from forensics.model import GroupKind
 from forensics.store import queries
 from forensics.store.base import Store
 from forensics.store.changes import (
@@ -59,7 +60,7 @@ class CauseHistory:
     """One root cause (rule) or unexplained fingerprint over time."""
 
     key: str
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     title: str
     category: str
     advice: str

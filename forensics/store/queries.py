@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from forensics.inputs.values import MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS
-from forensics.model import Problem
+from forensics.model import GroupKind, Problem
 from forensics.store.base import Store
 from forensics.store.environment import GPU_DIMENSIONS, Fact
 
@@ -70,7 +70,7 @@ class HitRow:
     run_pk: int
     job_pk: int
     name: str
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     key: str
     at: int
 

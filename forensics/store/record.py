@@ -16,8 +16,14 @@ from typing import Any
 from forensics.model import Evidence, Report
 from forensics.report.redact import Redactor, redact_report
 from forensics.store.base import Store
-from forensics.store.evidence import DEFAULT_MAX_LOG_BYTES, EvidenceLog, gather_evidence
-from forensics.store.recording import FindingRecord, JobRecord, Recording, TestRecord, recording_of
+from forensics.store.recording import (
+    EvidenceLog,
+    FindingRecord,
+    JobRecord,
+    Recording,
+    TestRecord,
+    recording_of,
+)
 from forensics.store.runs import LOCAL_PROVIDER, RunRecord
 from forensics.version import __version__
 
@@ -39,16 +45,11 @@ def record_report(
     *,
     redactor: Redactor | None = None,
     now: datetime | None = None,
-    max_log_bytes: int = DEFAULT_MAX_LOG_BYTES,
 ) -> RecordResult:
-    """Record a report, with the evidence text and GPU facts read again from its inputs when they are there.
-
-    `max_log_bytes` is the analysis's own limit (`--max-log-size`): no log is read further when recording.
-    """
+    """Record a report with the evidence windows and GPU facts it carries; no input is read again."""
     redactor = redactor or Redactor()
     report = redact_report(report, redactor)  # rows outlive the run and are read by every dashboard
-    gathered = gather_evidence(report, redactor=redactor, max_log_bytes=max_log_bytes)
-    return record(store, recording_of(report, gathered=gathered, now=now), now=now)
+    return record(store, recording_of(report, now=now), now=now)
 
 
 def record(store: Store, recording: Recording, *, now: datetime | None = None) -> RecordResult:

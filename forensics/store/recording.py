@@ -8,13 +8,41 @@ A local analysis has no CI run: `runs.run_record` derives one for it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from forensics.model import LIKELY_CAUSE_LABEL, Evidence, JobContext, Report, Status, Value, Verdict
+from forensics.model import (
+    LIKELY_CAUSE_LABEL,
+    Evidence,
+    GroupKind,
+    InputInfo,
+    JobContext,
+    Report,
+    Status,
+    Value,
+    Verdict,
+)
 from forensics.store.environment import GPU_DIMENSIONS, GPU_MODEL, Fact, label_gpu_model, runner_facts
-from forensics.store.evidence import EvidenceLog, Gathered
 from forensics.store.runs import RunRecord, run_record
+
+MAX_MESSAGE_CHARS = 8000
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceLog:
+    """A failing test's evidence window (cut by `analyze`), and where its whole log was."""
+
+    test_uuid: str  # the execution's Allure uuid: tells whether the artifact at input_path is still this run
+    input_path: str
+    input_identity: str  # what input_path held (report/identity.py): `reanalyze` rereads it only while equal
+    input_label: str
+    source: str
+    attachment: str
+    location: str
+    first_line: int  # number of the text's first line in the original log (0 when there is no text)
+    text: str
+    message: str  # the test's status message and trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +64,7 @@ class JobRecord:
 class FindingRecord:
     """A failing test's root cause, or its fingerprint when no rule explained it."""
 
-    kind: str  # "cause" or "unexplained"
+    kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
     category: str
@@ -75,11 +103,9 @@ class Recording:
     tests: tuple[TestRecord, ...]
 
 
-def recording_of(
-    report: Report, *, gathered: Gathered | None = None, now: datetime | None = None
-) -> Recording:
-    """The rows for a report; `gathered` adds evidence windows and GPU facts read from its inputs."""
-    gathered = gathered or Gathered(logs={}, gpu_facts={})
+def recording_of(report: Report, *, now: datetime | None = None) -> Recording:
+    """The rows for a report, with the evidence windows and GPU facts it carries (nothing is read again)."""
+    inputs = {item.label: item for item in report.inputs}
     job_ids = {item.label: item.job_id or 0 for item in report.inputs}
     tests: list[TestRecord] = []
     keys: set[tuple[int, str]] = set()
@@ -96,19 +122,41 @@ def recording_of(
                 retries=verdict.test.retries,
                 previous_statuses=verdict.test.previous_statuses,
                 finding=finding_of(verdict) if verdict.test.status.is_failing else None,
-                log=gathered.logs.get(verdict.test.uuid) if verdict.test.status.is_failing else None,
+                log=_evidence_log(verdict, inputs.get(verdict.test.input_label))
+                if verdict.test.status.is_failing
+                else None,
             )
         )
-    jobs = _jobs(report, {test.job_id for test in tests}, gathered)
+    jobs = _jobs(report, {test.job_id for test in tests})
     return Recording(run=run_record(report, now or datetime.now(UTC)), jobs=jobs, tests=tuple(tests))
 
 
-def _jobs(report: Report, job_ids: set[int], gathered: Gathered) -> tuple[JobRecord, ...]:
+def _evidence_log(verdict: Verdict, info: InputInfo | None) -> EvidenceLog | None:
+    """The row of a failing test's window; None when the report carries none (one saved before schema 1.3)."""
+    window = verdict.window
+    if window is None or info is None:
+        return None
+    test = verdict.test
+    return EvidenceLog(
+        test_uuid=test.uuid,
+        input_path=info.path if info.kind == "stdin" else os.path.abspath(info.path),  # any later cwd
+        input_identity=info.identity,
+        input_label=info.label,
+        source=window.source,
+        attachment=window.attachment,
+        location=window.location,
+        first_line=window.first_line,
+        text=window.text,
+        message="\n".join(part for part in (test.message, test.trace) if part)[:MAX_MESSAGE_CHARS],
+    )
+
+
+def _jobs(report: Report, job_ids: set[int]) -> tuple[JobRecord, ...]:
     contexts = {job.job_id: job for job in (report.context.jobs if report.context else ())}
     gpu_by_job: dict[int, dict[str, str]] = {}
     for item in report.inputs:
-        for dimension, value in gathered.gpu_facts.get(item.label, ()):
-            gpu_by_job.setdefault(item.job_id or 0, {}).setdefault(dimension, value)
+        for dimension, value in item.environment.facts():
+            gpu_by_job.setdefault(item.job_id or 0, {}).setdefault(dimension.value, value)
     jobs = []
     for job_id in sorted(job_ids):
         context = contexts.get(job_id)

@@ -73,7 +73,7 @@ _INITIAL = (
 )
 
 _INPUT_IDENTITY = (
-    # What the input at input_path held when it was recorded (see store/identity.py); '' when unknown.
+    # What the input at input_path held when it was analysed (see report/identity.py); '' when unknown.
     # `reanalyze` reads the file again only while it still holds exactly that.
     "ALTER TABLE evidence_logs ADD COLUMN input_identity TEXT NOT NULL DEFAULT ''",
 )

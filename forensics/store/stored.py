@@ -1,8 +1,10 @@
-"""Failing tests as the store kept them — verdict, evidence text, where the artifact was — for `reanalyze`."""
+"""Failing tests as the store kept them — verdict, evidence text, where the artifact was — and how `reanalyze`
+moves them (`Move`, `Reanalysis`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from forensics.store.base import Store
 from forensics.store.queries import VALID_TIME, Filters, json_items
@@ -76,3 +78,36 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
             )
         )
     return failures
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One failing test whose verdict is different under today's rules."""
+
+    test: str
+    run_url: str
+    run_at: datetime
+    change: str  # "explained" | "changed" | "lost"
+    before_kind: str
+    before_key: str
+    after_kind: str
+    after_key: str
+    after_title: str
+    source: str  # "artifact" or "evidence"
+    applied: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reanalysis:
+    """What `ci-forensics reanalyze` found."""
+
+    rules_loaded: int
+    examined: int
+    from_artifacts: int
+    from_evidence: int
+    moves: tuple[Move, ...]
+
+    @property
+    def applied(self) -> int:
+        """Moves written into the store."""
+        return sum(1 for move in self.moves if move.applied)

@@ -18,7 +18,7 @@ DEFAULT_OUTPUT = REPOSITORY_ROOT / "forensics" / "samples" / "nightly-allure-res
 NIGHTLY_SCENARIOS = ("scenario_nightly_vllm.py", "scenario_nightly_multigpu.py", "scenario_nightly_retry.py")
 RETRIED_SCENARIO = "scenario_nightly_retry.py"
 
-sys.path.insert(0, str(REPOSITORY_ROOT / "tests"))
+sys.path.insert(0, str(REPOSITORY_ROOT / "tests" / "support"))
 
 from allure_runner import run_scenarios, zip_results  # noqa: E402
 

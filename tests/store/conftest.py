@@ -18,8 +18,8 @@ from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
 from forensics.store.postgres import PostgresStore
-from tests.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 from tests.store.servers import postgres_url, with_search_path
+from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 
 SAMPLE = Path(__file__).resolve().parents[2] / "forensics" / "samples" / "nightly-allure-results.zip"
 GPU_SCENARIO = SCENARIOS_DIRECTORY / "scenario_history_gpu.py"

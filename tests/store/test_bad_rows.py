@@ -18,9 +18,9 @@ from forensics.store import Store, open_store
 from forensics.store.dashboard import dashboard_data
 from forensics.store.history import cause_stats, history
 from forensics.store.queries import skipped_rows
-from forensics.store.reanalyze import reanalyze
 from forensics.store.record import record_report
 from forensics.store.sqlite import SQLiteStore
+from forensics.usecases.reanalyze import reanalyze
 from tests.store.nightly import START, nightly
 
 NOW = START + timedelta(days=3)

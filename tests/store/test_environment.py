@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from forensics.model import JobContext
-from forensics.store.environment import GpuFinder, label_gpu_model, memory_bucket, runner_facts
+from forensics.report.environment import GpuFinder, memory_bucket
+from forensics.store.environment import label_gpu_model, runner_facts
 
 
 @pytest.mark.parametrize(

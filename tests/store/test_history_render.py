@@ -20,8 +20,8 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store
 from forensics.store.history import History, history
-from forensics.store.reanalyze import reanalyze
 from forensics.store.record import record_report
+from forensics.usecases.reanalyze import reanalyze
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly
 from tests.store.test_reanalyze import HANDLER_RULE

@@ -13,11 +13,11 @@ import pytest
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
-from forensics.rules.selftest import check_rule
 from forensics.store import Store
 from forensics.store.history import history
-from forensics.store.reanalyze import reanalyze
 from forensics.store.record import record_report
+from forensics.usecases.reanalyze import reanalyze
+from forensics.usecases.selftest import check_rule
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly, run_url
 

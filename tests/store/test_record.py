@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from forensics.model import Report
+from forensics.render.json_report import render_json
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.evidence import MAX_WINDOW_BYTES
+from forensics.report.identity import input_identity
 from forensics.report.redact import Redactor
+from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
 from forensics.store import Store
-from forensics.store.evidence import MAX_WINDOW_BYTES
-from forensics.store.identity import input_identity
 from forensics.store.record import record_report
 from forensics.store.runs import local_run_id
 from tests.store.conftest import SAMPLE
@@ -219,26 +221,34 @@ def test_each_failure_keeps_what_its_input_held(
     assert all(identity for _, identity in rows)
 
 
-def test_without_the_input_the_report_excerpt_is_kept(
-    store: Store, rule_pack: RuleSet, tmp_path: Path
-) -> None:
+def test_recording_reads_no_input(store: Store, rule_pack: RuleSet, tmp_path: Path) -> None:
+    """The report carries the windows, identities and GPU facts, taken while `analyze` had the input open."""
     copy = tmp_path / "gone.zip"
     shutil.copy(SAMPLE, copy)
+    identity = input_identity(str(copy), "zip")
     report = analyze([str(copy)], rules=rule_pack)
     copy.unlink()
     record_report(store, report)
-    assert store.query("SELECT DISTINCT input_identity FROM evidence_logs") == [
-        ("",)
-    ]  # nothing to compare with
+    assert store.query("SELECT DISTINCT input_identity FROM evidence_logs") == [(identity,)]
     seed = next(v for v in report.verdicts if v.test.name == SEED)
-    assert seed.root_cause is not None
-    excerpt = seed.root_cause.evidence.excerpt
+    assert seed.root_cause is not None and seed.window is not None
+    assert seed.root_cause.evidence.text in seed.window.text
     stored = store.query(
         "SELECT e.first_line, e.text FROM evidence_logs e JOIN tests t ON t.id = e.test WHERE t.name = ?",
         (SEED,),
     )
-    assert stored == [(excerpt[0].number, "\n".join(line.text for line in excerpt))]
+    assert stored == [(seed.window.first_line, seed.window.text)]
     assert ("gpu_memory", "22 GiB") in set(store.query("SELECT dimension, value FROM job_facts"))
+
+
+def test_a_report_without_windows_stores_no_evidence_log(store: Store, rule_pack: RuleSet) -> None:
+    """A report saved before schema 1.3 carries no window: nothing is stored for it, and no input is read."""
+    report = analyze([str(SAMPLE)], rules=rule_pack)
+    seed = next(v for v in report.verdicts if v.test.name == SEED)
+    assert seed.root_cause is not None
+    stdin = dataclasses.replace(seed, window=None, test=dataclasses.replace(seed.test, uuid="stdin-test"))
+    record_report(store, dataclasses.replace(report, verdicts=(stdin,)))
+    assert store.query("SELECT COUNT(*) FROM evidence_logs") == [(0,)]
 
 
 def test_entries_outside_the_input_are_never_read(
@@ -258,4 +268,26 @@ def test_entries_outside_the_input_are_never_read(
     )
     record_report(store, dataclasses.replace(report, verdicts=(doctored,)))
     [(text,)] = store.query("SELECT text FROM evidence_logs")
-    assert "TOPSECRET" not in text and text == "\n".join(line.text for line in evidence.excerpt)
+    assert "TOPSECRET" not in text and verdict.window is not None and text == verdict.window.text
+
+
+def test_the_json_report_carries_identity_environment_and_windows(
+    store: Store, rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    copy = tmp_path / "allure-results.zip"
+    shutil.copy(SAMPLE, copy)
+    report = analyze([str(copy)], rules=rule_pack)
+    document = json.loads(render_json(report))
+    [item] = document["inputs"]
+    assert item["identity"] == input_identity(str(copy), "zip")
+    assert item["environment"] == {"gpu_model": "NVIDIA A10G", "gpu_memory": "22 GiB"}
+    failing = [test for test in document["tests"] if test["status"] in ("failed", "broken")]
+    assert failing and all(test["evidence_window"]["text"] for test in failing)
+    assert all(test["evidence_window"] is None for test in document["tests"] if test not in failing)
+    saved = report_from_dict(document)
+    assert saved.inputs == report.inputs
+    assert [v.window for v in saved.verdicts] == [v.window for v in report.verdicts]
+    copy.unlink()  # a saved report is recorded from what it carries
+    record_report(store, saved)
+    stored = dict(store.query("SELECT t.name, e.text FROM evidence_logs e JOIN tests t ON t.id = e.test"))
+    assert stored == {v.test.name: v.window.text for v in report.verdicts if v.window is not None}

@@ -12,9 +12,9 @@ from forensics.rules.model import RuleSet
 from forensics.store import SCHEMA_VERSION, Store, open_store
 from forensics.store.history import history
 from forensics.store.postgres import PostgresStore
-from forensics.store.reanalyze import reanalyze
 from forensics.store.schema import MIGRATIONS, migrate
 from forensics.store.sqlite import SQLiteStore
+from forensics.usecases.reanalyze import reanalyze
 from forensics.version import __version__
 from tests.store.nightly import START
 from tests.store.old_stores import (

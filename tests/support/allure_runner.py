@@ -9,7 +9,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-SCENARIOS_DIRECTORY = Path(__file__).resolve().parent / "scenarios"
+SCENARIOS_DIRECTORY = Path(__file__).resolve().parents[1] / "scenarios"
 ZIP_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 REMOVED_ENVIRONMENT = ("PYTEST_ADDOPTS", "ALLURE_INDENT_OUTPUT")
 

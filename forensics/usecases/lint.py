@@ -12,27 +12,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import regex
-
-from forensics.engine.prefilter import required_literals
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
-from forensics.model import RuleKind
+from forensics.model import RuleKind, Severity
 from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
+from forensics.rules.literals import required_literals
 from forensics.rules.loader import collect_rules
-from forensics.rules.model import Rule, RulePattern, RuleSet
-from forensics.rules.selftest import check_rule, scan_example
+from forensics.rules.model import Rule, RulePattern, RuleProblem, RuleSet
+from forensics.usecases.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
-_ERROR_LINE = regex.compile(r"^(?P<file>[^:]+(?::[^:]+)?\.toml): (?P<rest>.*)$")
 
 
 @dataclass(frozen=True, slots=True)
 class LintFinding:
     """One thing a rule author should look at."""
 
-    severity: str  # "error" or "warning"
+    severity: Severity
     check: str  # "schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"
     rule_id: str
     path: str
@@ -64,19 +61,14 @@ def lint(
     return findings
 
 
-def _schema_finding(error: str) -> LintFinding:
-    match = _ERROR_LINE.match(error)
-    path = match["file"] if match else ""
-    rule = regex.search(r"rule '([^']+)'", error)
-    return LintFinding(
-        "error", "schema", rule.group(1) if rule else "", path, match["rest"] if match else error
-    )
+def _schema_finding(problem: RuleProblem) -> LintFinding:
+    return LintFinding("error", "schema", problem.rule_id, problem.path, problem.detail())
 
 
 def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintFinding]:
     findings: list[LintFinding] = []
 
-    def add(severity: str, check: str, message: str) -> None:
+    def add(severity: Severity, check: str, message: str) -> None:
         findings.append(LintFinding(severity, check, rule.id, rule.path, message))
 
     for result in check_rule(rule).results:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.allure_runner import zip_results
 from tests.fakes.github import FakeGitHub
+from tests.support.allure_runner import zip_results
 
-SAMPLE_ZIP = Path(__file__).resolve().parents[1] / "forensics" / "samples" / "nightly-allure-results.zip"
-REFERENCE_ZIP = Path(__file__).resolve().parent / "data" / "allure-results.zip"
+SAMPLE_ZIP = Path(__file__).resolve().parents[2] / "forensics" / "samples" / "nightly-allure-results.zip"
+REFERENCE_ZIP = Path(__file__).resolve().parents[1] / "data" / "allure-results.zip"
 
 REPOSITORY = "ai-dynamo/dynamo"
 RUN_ID = 24685348314

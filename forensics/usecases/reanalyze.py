@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,47 +28,14 @@ from forensics.inputs.allure import MESSAGE_RANK
 from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
 from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.identity import input_identity, kind_of
 from forensics.report.redact import redact_model
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
-from forensics.store.identity import input_identity, kind_of
 from forensics.store.queries import Filters
 from forensics.store.record import finding_row
 from forensics.store.recording import finding_of
-from forensics.store.stored import StoredFailure, stored_failures
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """One failing test whose verdict is different under today's rules."""
-
-    test: str
-    run_url: str
-    run_at: datetime
-    change: str  # "explained" | "changed" | "lost"
-    before_kind: str
-    before_key: str
-    after_kind: str
-    after_key: str
-    after_title: str
-    source: str  # "artifact" or "evidence"
-    applied: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Reanalysis:
-    """What `ci-forensics reanalyze` found."""
-
-    rules_loaded: int
-    examined: int
-    from_artifacts: int
-    from_evidence: int
-    moves: tuple[Move, ...]
-
-    @property
-    def applied(self) -> int:
-        """Moves written into the store."""
-        return sum(1 for move in self.moves if move.applied)
+from forensics.store.stored import Move, Reanalysis, StoredFailure, stored_failures
 
 
 def reanalyze(
@@ -86,7 +53,7 @@ def reanalyze(
     `progress` hears of each artifact read again, then of each failing test decided.
     """
     failures = stored_failures(store, filters or Filters(), since=int(since.timestamp()) if since else None)
-    options = options or AnalyzeOptions()
+    options = options or AnalyzeOptions(read_evidence=False)  # nothing here keeps a window
     verdicts = _from_artifacts(failures, rules, options, progress)
     compiled = CompiledRules(rules, use_literals=options.use_literals)
     moves = []

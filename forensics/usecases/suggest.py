@@ -17,7 +17,8 @@ import regex
 from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
 from forensics.rules.loader import parse_rules
-from forensics.rules.selftest import check_rule
+from forensics.rules.model import RuleProblem
+from forensics.usecases.selftest import check_rule
 
 _PLACEHOLDER = regex.compile(r"<(num|hex|uuid|path|url|ip|duration|port)>")
 _CAPTURE = {
@@ -162,6 +163,6 @@ def _toml_literal(text: str) -> str:
 
 
 def _passes(text: str) -> bool:
-    errors: list[str] = []
+    errors: list[RuleProblem] = []
     rules = parse_rules(text, Path("draft.toml"), errors)
     return not errors and bool(rules) and check_rule(rules[0]).passed

@@ -7,7 +7,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from forensics.store.identity import input_identity, kind_of
+from forensics.report.identity import input_identity, kind_of
 from tests.store.conftest import SAMPLE
 
 

@@ -63,7 +63,7 @@ class Backtest:
 
 def backtest(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | None = None) -> Backtest:
     """Run every rule over results/logs (failing and passing tests) and over saved JSON reports."""
-    options = options or AnalyzeOptions()
+    options = options or AnalyzeOptions(read_evidence=False)  # nothing here keeps a window
     compiled = CompiledRules(rules, use_literals=options.use_literals)
     result = Backtest(rules=[RuleHits(rule.id, rule.kind.value) for rule in compiled.rules])
     by_id = {hits.rule_id: hits for hits in result.rules}

@@ -1,7 +1,8 @@
-"""What an input file held when it was recorded, so `reanalyze` reads it again only while it still holds that.
+"""What an input file held when it was read, so `reanalyze` reads it again only while it still holds that.
 
 A path says nothing about content: a job log is overwritten by the next night's, a cached zip can be
-replaced. Each failing test's row keeps an identity of its input, computed when recording:
+replaced. Each input of a report carries its identity, computed by `analyze` while the input is open (the
+store keeps it with each failing test's row):
 
 - a plain log: `log:<size>:sha256:<hex>` of the file's first 512 MiB (the default `--max-log-size`; a longer
   log is told apart by its size too);
@@ -9,7 +10,7 @@ replaced. Each failing test's row keeps an identity of its input, computed when 
   CRC-32 and size), which reads only the directory at the end of the file, not the entries;
 - an allure-results folder: `directory:<hex>`, a SHA-256 over its files' relative paths and sizes.
 
-An empty identity (stdin, an input gone before recording, a row recorded before schema version 2)
+An empty identity (stdin, an unreadable input, a row recorded before store schema version 2)
 matches nothing.
 """
 

@@ -1,0 +1,137 @@
+"""The literal text every match of a rule's pattern must contain, read from the pattern itself.
+
+A property of the pattern, so it lives with the rules: the loader caches it with a validated pack, and the
+engine's pre-filter (engine/prefilter.py) searches a block of log bytes for all of them at once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+try:  # Python 3.11+ keeps the parser private; it is stable across 3.11-3.14
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+    from re._constants import (  # type: ignore[import-not-found]
+        BRANCH,
+        LITERAL,
+        MAX_REPEAT,
+        MIN_REPEAT,
+        POSSESSIVE_REPEAT,
+        SUBPATTERN,
+    )
+except ImportError:  # pragma: no cover - only on a Python that moved it
+    sre_parse = None
+
+MIN_LITERAL = 3
+_ATOMIC_GROUP = "ATOMIC_GROUP"
+
+
+@dataclass(frozen=True, slots=True)
+class Literals:
+    """Any one of `alternatives` must occur in a line the pattern matches."""
+
+    alternatives: tuple[str, ...]
+    ignore_case: bool
+
+
+# What `required_literals` found, by (pattern, ignore_case): the pack cache fills it from disk, so a run with an
+# unchanged pack parses no pattern (a thousand rules' patterns take ~70 ms to parse).
+_KNOWN_LITERALS: dict[tuple[str, bool], Literals | None] = {}
+
+
+def remember_literals(pattern: str, *, ignore_case: bool, literals: Literals | None) -> None:
+    """Record what `required_literals` returns for this pattern (from the pack cache, computed by it before)."""
+    _KNOWN_LITERALS[(pattern, ignore_case)] = literals
+
+
+def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
+    """The best set of literals a match must contain, or None when none is long enough."""
+    key = (pattern, ignore_case)
+    if key not in _KNOWN_LITERALS:
+        _KNOWN_LITERALS[key] = _required_literals(pattern, ignore_case=ignore_case)
+    return _KNOWN_LITERALS[key]
+
+
+def _required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
+    if sre_parse is None:
+        return None
+    try:
+        parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
+    except (re.error, OverflowError, RecursionError, TypeError):
+        return None  # `regex`-only syntax: no pre-filter for this pattern
+    flags = parsed.state.flags
+    insensitive = ignore_case or bool(flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
+    best = _best_of_sequence(list(parsed.data))
+    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
+        return None
+    alternatives = tuple(
+        sorted({lit.lower() if insensitive else lit for lit in best}, key=lambda s: (-len(s), s))
+    )
+    return Literals(alternatives=alternatives, ignore_case=insensitive)
+
+
+def _has_scoped_ignorecase(items: object) -> bool:
+    """True when a `(?i:...)` group appears anywhere: its literals must then be matched case-insensitively."""
+    for op, argument in items:  # type: ignore[attr-defined]
+        if op is SUBPATTERN:
+            _group, add_flags, _remove, sub = argument
+            if add_flags & re.IGNORECASE or _has_scoped_ignorecase(sub.data):
+                return True
+        elif (op is BRANCH and any(_has_scoped_ignorecase(branch.data) for branch in argument[1])) or (
+            op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT) and _has_scoped_ignorecase(argument[2].data)
+        ):
+            return True
+    return False
+
+
+def _score(option: Sequence[str]) -> tuple[int, int]:
+    return (min(len(lit) for lit in option), -len(option))
+
+
+def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
+    """Among the literal runs and required sub-parts of a sequence, the most selective one."""
+    options: list[list[str]] = []
+    run: list[str] = []
+
+    def close_run() -> None:
+        if run:
+            options.append(["".join(run)])
+            run.clear()
+
+    for op, argument in items:
+        if op is LITERAL:
+            run.append(chr(argument))  # type: ignore[arg-type]
+            continue
+        close_run()
+        sub = _required_option(op, argument)
+        if sub is not None:
+            options.append(sub)
+    close_run()
+    options = [option for option in options if option and all(option)]
+    if not options:
+        return None
+    return max(options, key=_score)
+
+
+def _required_option(op: object, argument: object) -> list[str] | None:
+    """Literals that any match of this element must contain, or None."""
+    if op is SUBPATTERN:
+        subpattern: Any = argument
+        return _best_of_sequence(list(subpattern[3].data))
+    if op is BRANCH:
+        branches: Any = argument[1]  # type: ignore[index]
+        collected: list[str] = []
+        for branch in branches:
+            best = _best_of_sequence(list(branch.data))
+            if best is None:
+                return None
+            collected.extend(best)
+        return collected
+    if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
+        repeat: Any = argument
+        return _best_of_sequence(list(repeat[2].data)) if repeat[0] >= 1 else None
+    if str(op) == _ATOMIC_GROUP:
+        return _best_of_sequence(list(argument.data))  # type: ignore[attr-defined]
+    return None
