@@ -1,30 +1,28 @@
-"""What happens after a report is built: write it, record it, annotate the tickets, pick the exit code.
+"""`analyze` and `fetch` after the report is built: run the follow-up use case, print what it says, exit.
 
-The report is written first, so a store or tracker that fails never costs it; recording comes before
-annotating, so ticket comments count this run. Exit code: 1 when recording failed, else 4 when a ticket
-could not be annotated, else 3 when a --fail-on condition holds (a nightly with failures always meets
-`--fail-on failures`, so it must not hide the other two).
+The order (write → record → annotate) and the exit code live in `usecases/follow_up.py`; here only the
+options become arguments and the `FollowUp` becomes lines on stderr (stdout holds the report).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from rich.console import Console
 
-from forensics.cli.common import ReportSettings, nothing_read, show_error, write_text
+from forensics.cli.common import ReportSettings, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
-from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.report.redact import Redactor
-from forensics.usecases.exit_code import ExitCode, exit_code
+from forensics.usecases.follow_up import FollowUp, Recorded, follow_up
 
 if TYPE_CHECKING:  # the ticket code (HTTP clients and all) is imported only when tickets are annotated
     from forensics.annotate import History
+    from forensics.annotate.run import AnnotateResult
     from forensics.cli.annotate import AnnotateSettings
     from forensics.services.http import HostCircuits
 
@@ -39,43 +37,49 @@ def finish_report(
     annotate_output: Path | None = None,
     circuits: HostCircuits | None = None,
 ) -> None:
-    """Emit, then record (--record), then annotate (--annotate); exit with the code the module doc gives.
+    """Emit, then record (--record), then annotate (--annotate); exit with the code the follow-up picks.
 
     `circuits`: the run's record of failing hosts, so a host given up while fetching is not asked again.
     """
-    settings.emit(report)
-    code = settings.exit_code(report)  # says on stderr when nothing could be read
-    recorded, store_failed, tickets_failed = True, False, False
-    try:
-        if not nothing_read(report):  # a run that read no test would only add an empty run to the history
-            store.record_report(report, redactor=redactor)
-    except StoreError as err:  # the report is out; say why the store refused and still annotate
-        show_error(err)
-        recorded, store_failed = False, True
-    if annotation is not None:  # the report is on stdout; the ticket outcomes go to stderr
+
+    def annotate(report: Report, history: History | None) -> AnnotateResult:
+        assert annotation is not None
+        return annotation.run(report, dry_run=False, history=history, circuits=circuits)
+
+    done = follow_up(
+        report,
+        write=settings.emit,
+        check=settings.exit_code,  # says on stderr when nothing could be read, or which --fail-on holds
+        store=store.open if store.in_use else None,
+        record=store.record,
+        redactor=redactor,
+        annotate=annotate if annotation is not None else None,
+    )
+    show_follow_up(done, annotate_output=annotate_output)
+    if done.code:
+        sys.exit(done.code)
+
+
+def show_follow_up(done: FollowUp, *, annotate_output: Path | None = None) -> None:
+    """The recording, the store's problems and the ticket outcomes on stderr; the outcomes as JSON for machines."""
+    if done.recorded is not None:
+        _show_recorded(done.recorded)
+    for problem in done.store_problems:
+        show_error(problem)
+    if done.annotated is not None:
         from forensics.render.annotation import render_result, result_to_dict
 
-        history: AbstractContextManager[History | None] = (
-            store.history_for(report) if recorded else nullcontext(None)
-        )
-        try:
-            with history as cause_history:
-                result = annotation.run(report, dry_run=False, history=cause_history, circuits=circuits)
-        except StoreError as err:  # a store too old to read: the tickets still get the root causes
-            show_error(err)
-            store_failed = True
-            result = annotation.run(report, dry_run=False, history=None, circuits=circuits)
-        click.echo(render_result(result), err=True, nl=False)
+        click.echo(render_result(done.annotated), err=True, nl=False)
         if annotate_output is not None:  # for machines (the Action): which tickets failed, whatever the code
-            write_text(
-                annotate_output, json.dumps(result_to_dict(result), indent=2, ensure_ascii=False) + "\n"
-            )
-        tickets_failed = bool(result.failed)
-    code = exit_code(
-        nothing_read=code is ExitCode.NOTHING_READ,
-        fail_on_met=code is ExitCode.CHECK_FAILED,
-        store_failed=store_failed,
-        tickets_failed=tickets_failed,
-    )
-    if code:
-        sys.exit(code)
+            text = json.dumps(result_to_dict(done.annotated), indent=2, ensure_ascii=False) + "\n"
+            write_text(annotate_output, text)
+
+
+def _show_recorded(recorded: Recorded) -> None:
+    console = Console(stderr=True, highlight=False)
+    result, where = recorded.result, recorded.location
+    if result.tests:
+        failing = f" ({result.failing} failing)" if result.failing else ""
+        console.out(f"Recorded {result.run} into {where}: {result.tests} tests{failing}", highlight=False)
+    else:
+        console.out(f"{result.run} was already recorded in {where}; nothing changed", highlight=False)

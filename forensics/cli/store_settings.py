@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,9 +17,7 @@ import platformdirs
 from rich.console import Console
 
 from forensics.cli.common import option_group
-from forensics.errors import StoreNotFoundError
 from forensics.model import Report
-from forensics.report.redact import Redactor
 
 if TYPE_CHECKING:
     from forensics.annotate import History
@@ -47,44 +44,18 @@ class StoreSettings:
 
         return open_store(self.location, default_dir=default_store_dir(), mode=mode)
 
+    @property
+    def in_use(self) -> bool:
+        """A store is in use with --record, --store or CI_FORENSICS_STORE."""
+        return self.record or bool(self.location)
+
     @contextmanager
     def history_for(self, report: Report) -> Iterator[History | None]:
-        """First/last seen and 24 h / 7 d / 30 d counts for ticket comments, when a store is in use.
+        """The causes' history for ticket comments when a store is in use (`usecases.follow_up.ticket_history`)."""
+        from forensics.usecases.follow_up import ticket_history
 
-        A store is in use with --record, --store or CI_FORENSICS_STORE. With --record the recording has
-        created it; without, it is only read: a store that is not there means no history (it is never
-        created, nor migrated, just to read it).
-        """
-        if not (self.record or self.location):
-            yield None
-            return
-        from forensics.store.history import cause_stats
-
-        repository = report.context.repository if report.context else None
-        now = datetime.now(UTC)
-        try:
-            store = self.open("create" if self.record else "read")
-        except StoreNotFoundError:
-            yield None
-            return
-        with store:
-            yield lambda key: cause_stats(store, key=key, repository=repository, now=now)
-
-    def record_report(self, report: Report, *, redactor: Redactor) -> None:
-        """With --record: save the report into the store and say so on stderr (stdout holds the report)."""
-        if not self.record:
-            return
-        from forensics.store.record import record_report
-
-        with self.open() as store:
-            result = record_report(store, report, redactor=redactor)
-            where = store.location
-        console = Console(stderr=True, highlight=False)
-        if result.tests:
-            failing = f" ({result.failing} failing)" if result.failing else ""
-            console.out(f"Recorded {result.run} into {where}: {result.tests} tests{failing}", highlight=False)
-        else:
-            console.out(f"{result.run} was already recorded in {where}; nothing changed", highlight=False)
+        with ticket_history(report, store=self.open if self.in_use else None, record=self.record) as history:
+            yield history
 
 
 STORE_OPTION = click.option(

@@ -1,0 +1,131 @@
+"""What happens after a report is built: write it, record it, annotate the tickets, pick the exit code.
+
+The report is written first, so a store or tracker that fails never costs it; recording comes before
+annotating, so ticket comments count this run. A store that refuses the report, or cannot be read for the
+tickets' history, is a problem kept in the `FollowUp` (the tickets still get their root causes); the exit
+code is then the first that applies in `usecases/exit_code.py`. Nothing here prints: the CLI says what the
+`FollowUp` holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from forensics.errors import StoreError, StoreNotFoundError
+from forensics.model import Report
+from forensics.report.redact import Redactor
+from forensics.usecases.exit_code import ExitCode, exit_code
+
+if TYPE_CHECKING:  # the ticket and store code is imported only when a run uses it
+    from forensics.annotate import History
+    from forensics.annotate.run import AnnotateResult
+    from forensics.store import OpenMode, Store
+    from forensics.store.record import RecordResult
+
+OpenStore = Callable[["OpenMode"], "Store"]
+"""Opens the store as the mode allows ("create" creates and migrates it, "read" never does)."""
+
+Annotate = Callable[[Report, "History | None"], "AnnotateResult"]
+"""Annotates every ticket the report links, with each cause's history when there is one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What the recording added, and where (`location` as the store names itself, no password)."""
+
+    result: RecordResult
+    location: str
+
+
+@dataclass(frozen=True, slots=True)
+class FollowUp:
+    """Everything that happened after the report was built, in order, and the exit code it makes."""
+
+    checked: ExitCode  # what the report alone says: 0, 3 (--fail-on met) or 5 (nothing read)
+    recorded: Recorded | None  # None: not asked to record, nothing read, or the store refused
+    store_problems: tuple[StoreError, ...]  # the store refused the report, or its history could not be read
+    annotated: AnnotateResult | None  # None: tickets were not asked for
+    code: ExitCode
+
+
+def follow_up(
+    report: Report,
+    *,
+    write: Callable[[Report], None],
+    check: Callable[[Report], ExitCode],
+    store: OpenStore | None = None,
+    record: bool = False,
+    redactor: Redactor | None = None,
+    annotate: Annotate | None = None,
+    now: datetime | None = None,
+) -> FollowUp:
+    """Write the report, check it, record it (`record`), annotate its tickets (`annotate`); say what happened.
+
+    `store` is None when no store is in use; with `record` it is opened to create, else only read (a store
+    that is not there gives no history, and none is created).
+    """
+    write(report)
+    checked = check(report)
+    recorded: Recorded | None = None
+    problems: list[StoreError] = []
+    if record and store is not None and checked is not ExitCode.NOTHING_READ:
+        # a run that read no test would only add an empty run to the history
+        try:
+            recorded = _record(report, store, redactor=redactor or Redactor(), now=now)
+        except StoreError as err:
+            problems.append(err)
+    annotated: AnnotateResult | None = None
+    if annotate is not None:
+        usable = store if not problems else None
+        try:
+            with ticket_history(report, store=usable, record=record, now=now) as history:
+                annotated = annotate(report, history)
+        except StoreError as err:  # a store too old to read: the tickets still get the root causes
+            problems.append(err)
+            annotated = annotate(report, None)
+    code = exit_code(
+        nothing_read=checked is ExitCode.NOTHING_READ,
+        fail_on_met=checked is ExitCode.CHECK_FAILED,
+        store_failed=bool(problems),
+        tickets_failed=annotated is not None and bool(annotated.failed),
+    )
+    return FollowUp(
+        checked=checked, recorded=recorded, store_problems=tuple(problems), annotated=annotated, code=code
+    )
+
+
+def _record(report: Report, store: OpenStore, *, redactor: Redactor, now: datetime | None) -> Recorded:
+    from forensics.store.record import record_report
+
+    with store("create") as opened:
+        result = record_report(opened, report, redactor=redactor, now=now)
+        return Recorded(result=result, location=opened.location)
+
+
+@contextmanager
+def ticket_history(
+    report: Report, *, store: OpenStore | None, record: bool, now: datetime | None = None
+) -> Iterator[History | None]:
+    """First/last seen and 24 h / 7 d / 30 d counts for ticket comments, when a store is in use.
+
+    With `record` the recording has created the store; without, it is only read: a store that is not there
+    means no history (it is never created, nor migrated, just to read it).
+    """
+    if store is None:
+        yield None
+        return
+    from forensics.store.history import cause_stats
+
+    repository = report.context.repository if report.context else None
+    when = now or datetime.now(UTC)
+    try:
+        opened = store("create" if record else "read")
+    except StoreNotFoundError:
+        yield None
+        return
+    with opened:
+        yield lambda key: cause_stats(opened, key=key, repository=repository, now=when)
