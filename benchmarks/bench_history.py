@@ -40,9 +40,9 @@ from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
+from forensics.store.answers import cause_stats, history
 from forensics.store.dashboard import dashboard_data
-from forensics.store.history import cause_stats, history
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from forensics.version import __version__
 
 SEED_RULE = "vllm.startup-free-memory"

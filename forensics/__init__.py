@@ -77,9 +77,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
     from forensics.sources.cache import DownloadCache, default_cache_directory
     from forensics.sources.github_actions import GitHubActionsSource, GitHubActionsTarget
     from forensics.store import Store, open_store
+    from forensics.store.answers import CauseStats, History, cause_stats, history
     from forensics.store.dashboard import dashboard_data
-    from forensics.store.history import CauseStats, History, cause_stats, history
-    from forensics.store.record import RecordResult, record_report
+    from forensics.store.writer import RecordResult, record_report
 
 __all__ = [
     "AnalyzeOptions",
@@ -223,7 +223,7 @@ _EXPORTS: dict[str, str] = {
             "RecordResult",
             "record_report",
         ),
-        "forensics.store.record",
+        "forensics.store.writer",
     ),
     **dict.fromkeys(
         (
@@ -232,7 +232,7 @@ _EXPORTS: dict[str, str] = {
             "cause_stats",
             "history",
         ),
-        "forensics.store.history",
+        "forensics.store.answers",
     ),
     **dict.fromkeys(("dashboard_data",), "forensics.store.dashboard"),
     **dict.fromkeys(

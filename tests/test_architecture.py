@@ -70,7 +70,7 @@ def test_analyze_loads_no_http_client_or_database_driver() -> None:
         "    main(['analyze', '--demo', '--format', 'json', '-o', os.devnull])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(sorted(m for m in ('requests', 'psycopg', 'forensics.services.http', 'forensics.store.history')"
+        "print(sorted(m for m in ('requests', 'psycopg', 'forensics.services.http', 'forensics.store.answers')"
         " if m in sys.modules))\n"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

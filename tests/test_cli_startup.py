@@ -25,7 +25,7 @@ HEAVY = (
     "forensics.engine.scanner",
     "forensics.services.http",
     "forensics.store.sqlite",
-    "forensics.store.history",
+    "forensics.store.answers",
     "forensics.cli.common",
 )
 

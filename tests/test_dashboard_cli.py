@@ -13,7 +13,7 @@ from forensics.cli.main import main
 from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 from forensics.store import open_store
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from tests.support.dashboard_data import SEED_KEY, SEED_TITLE, dashboard_document
 
 SEED_EVIDENCE = "Free memory on device cuda:0 (19.5/22.03 GiB) on startup is less than desired"

@@ -44,7 +44,7 @@ _MAX_OTHERS = 10
 class CauseStatistics(Protocol):
     """What the history store knows about one cause (rule id) or unexplained fingerprint in a repository.
 
-    `forensics.store.history.CauseStats` has this shape, so `history=lambda key: cause_stats(store,
+    `forensics.store.answers.CauseStats` has this shape, so `history=lambda key: cause_stats(store,
     key=key, repository=…, now=…)` plugs the store in; annotate itself never imports the store.
     """
 

@@ -20,9 +20,8 @@ from forensics.report.redact import Redactor, redact_model
 from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
 from forensics.store import open_store
-from forensics.store.history import history
-from forensics.store.known import UnknownValue, unknown_values
-from forensics.store.queries import Filters
+from forensics.store.answers import history
+from forensics.store.queries import Filters, UnknownValue, unknown_values
 from forensics.usecases.reanalyze import reanalyze
 
 _F = TypeVar("_F", bound=Callable[..., Any])

@@ -12,8 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from forensics.render.common import plural
+from forensics.store.answers import Reanalysis
 from forensics.store.documents import iso
-from forensics.store.stored import Reanalysis
 
 REANALYSIS_SCHEMA_VERSION = "1.0"
 MAX_ROWS = 50

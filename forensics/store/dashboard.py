@@ -11,11 +11,11 @@ from typing import Any
 import regex
 
 from forensics.store import queries
+from forensics.store.answers import CauseHistory, Window, cause_histories, day_totals, open_window
 from forensics.store.base import Store
 from forensics.store.documents import counts_to_dict, iso, share_to_dict, sighting_to_dict
-from forensics.store.history import CauseHistory, Window, cause_histories, day_totals, open_window
 from forensics.store.queries import Filters, FindingRow, HitRow
-from forensics.store.runs import LOCAL_PROVIDER
+from forensics.store.writer import LOCAL_PROVIDER
 
 SCHEMA_VERSION = "1.0"
 MAX_EXAMPLES = 3

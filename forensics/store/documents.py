@@ -5,9 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from forensics.store.changes import Sighting
-from forensics.store.correlation import EnvironmentShare
-from forensics.store.history import CauseStats
+from forensics.store.answers import CauseStats, EnvironmentShare, Sighting
 
 
 def iso(moment: datetime) -> str:

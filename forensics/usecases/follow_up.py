@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the ticket and store code is imported only when a run uses 
     from forensics.annotate import History
     from forensics.annotate.run import AnnotateResult
     from forensics.store import OpenMode, Store
-    from forensics.store.record import RecordResult
+    from forensics.store.writer import RecordResult
 
 OpenStore = Callable[["OpenMode"], "Store"]
 """Opens the store as the mode allows ("create" creates and migrates it, "read" never does)."""
@@ -99,7 +99,7 @@ def follow_up(
 
 
 def _record(report: Report, store: OpenStore, *, redactor: Redactor, now: datetime | None) -> Recorded:
-    from forensics.store.record import record_report
+    from forensics.store.writer import record_report
 
     with store("create") as opened:
         result = record_report(opened, report, redactor=redactor, now=now)
@@ -118,7 +118,7 @@ def ticket_history(
     if store is None:
         yield None
         return
-    from forensics.store.history import cause_stats
+    from forensics.store.answers import cause_stats
 
     repository = report.context.repository if report.context else None
     when = now or datetime.now(UTC)

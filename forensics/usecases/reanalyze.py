@@ -31,11 +31,10 @@ from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.identity import input_identity, kind_of
 from forensics.report.redact import redact_model
 from forensics.rules.model import RuleSet
+from forensics.store.answers import Move, Reanalysis, StoredFailure, stored_failures
 from forensics.store.base import Store
 from forensics.store.queries import Filters
-from forensics.store.record import finding_row
-from forensics.store.recording import finding_of
-from forensics.store.stored import Move, Reanalysis, StoredFailure, stored_failures
+from forensics.store.writer import finding_of, finding_row
 
 
 def reanalyze(

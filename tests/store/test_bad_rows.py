@@ -15,11 +15,11 @@ from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
+from forensics.store.answers import cause_stats, history
 from forensics.store.dashboard import dashboard_data
-from forensics.store.history import cause_stats, history
 from forensics.store.queries import skipped_rows
-from forensics.store.record import record_report
 from forensics.store.sqlite import SQLiteStore
+from forensics.store.writer import record_report
 from forensics.usecases.reanalyze import reanalyze
 from tests.store.nightly import START, nightly
 

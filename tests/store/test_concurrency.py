@@ -9,7 +9,7 @@ from typing import Any
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.store import open_store
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import nightly
 

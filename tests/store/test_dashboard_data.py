@@ -9,7 +9,7 @@ from forensics.dashboard.parse import parse_dashboard
 from forensics.model import Report
 from forensics.store import Store
 from forensics.store.dashboard import dashboard_data
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from tests.store.nightly import START, nightly, run_url
 
 SEED_KEY = "vllm.startup-free-memory"

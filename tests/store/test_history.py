@@ -10,9 +10,9 @@ import pytest
 
 from forensics.model import Report
 from forensics.store import Store
-from forensics.store.history import CauseStats, cause_stats, history
+from forensics.store.answers import CauseStats, cause_stats, history
 from forensics.store.queries import Filters
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from tests.store.nightly import START, nightly, run_url
 
 SEED_KEY = "vllm.startup-free-memory"

@@ -19,8 +19,8 @@ from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store
-from forensics.store.history import History, history
-from forensics.store.record import record_report
+from forensics.store.answers import History, history
+from forensics.store.writer import record_report
 from forensics.usecases.reanalyze import reanalyze
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly

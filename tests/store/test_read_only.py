@@ -16,7 +16,7 @@ from forensics.errors import StoreError, StoreNotFoundError
 from forensics.model import Report
 from forensics.render.json_report import render_json
 from forensics.store import SCHEMA_VERSION, open_store
-from forensics.store.record import record_report
+from forensics.store.writer import record_report
 from tests.store.conftest import SAMPLE
 from tests.store.old_stores import build_version_1, connect, schema_version
 

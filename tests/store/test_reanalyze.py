@@ -14,8 +14,8 @@ from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store
-from forensics.store.history import history
-from forensics.store.record import record_report
+from forensics.store.answers import history
+from forensics.store.writer import record_report
 from forensics.usecases.reanalyze import reanalyze
 from forensics.usecases.selftest import check_rule
 from tests.store.conftest import SAMPLE

@@ -20,8 +20,7 @@ from forensics.report.redact import Redactor
 from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
 from forensics.store import Store
-from forensics.store.record import record_report
-from forensics.store.runs import local_run_id
+from forensics.store.writer import local_run_id, record_report
 from tests.store.conftest import SAMPLE
 from tests.store.nightly import START, nightly, run_url
 

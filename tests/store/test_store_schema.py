@@ -10,7 +10,7 @@ import pytest
 from forensics.errors import StoreError
 from forensics.rules.model import RuleSet
 from forensics.store import SCHEMA_VERSION, Store, open_store
-from forensics.store.history import history
+from forensics.store.answers import history
 from forensics.store.postgres import PostgresStore
 from forensics.store.schema import MIGRATIONS, migrate
 from forensics.store.sqlite import SQLiteStore
