@@ -29,7 +29,7 @@ from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-SPLITS = ("train", "holdout", "gpu", "dev")
+SPLITS = ("train", "holdout", "gpu")
 UNEXPLAINED = "unexplained"
 
 
