@@ -50,6 +50,17 @@ from forensics.engine.normalize import MAYBE_ERROR, Level, is_error_line, normal
             "thread 'tokio-runtime-worker' panicked at lib/x.rs:1:2:",
             Level.ERROR,
         ),
+        (  # Ray's C++ log prefix goes; its `E` is not read (as glog's), Abseil's signal announcement is an error
+            "(RayWorkerWrapper pid=24036) [2024-07-25 10:46:00,050 E 24036 24036] logging.cc:440: "
+            "*** SIGSEGV received at time=1721904360 on cpu 140 ***",
+            "*** SIGSEGV received at time=1721904360 on cpu 140 ***",
+            Level.ERROR,
+        ),
+        (
+            "[2024-02-27 16:09:19,108 E 19394 19394] logging.cc:361: PC: @     0x7f3c5f628350  (unknown)",
+            "PC: @     0x7f3c5f628350  (unknown)",
+            Level.PLAIN,
+        ),
     ],
 )
 def test_prefixes_are_stripped_and_levels_kept(raw: str, text: str, level: Level) -> None:
@@ -82,6 +93,8 @@ def test_traceback_headers_and_frames_are_not_error_lines() -> None:
         "[ERROR] disk full",
         "CRITICAL boom",
         "SystemExit: 2",
+        "*** SIGSEGV received at time=1709021359 on cpu 44 ***",
+        "*** SIGSEGV (@0x0) received by PID 42 (TID 0x7f) from PID 0; stack trace: ***",
     ],
 )
 def test_every_error_line_passes_the_cheap_byte_check(raw: str) -> None:

@@ -40,6 +40,9 @@ _PREFIX = regex.compile(
       # glog / c10 / absl (`W1201 09:50:33.669 123 file.cc:83] `, `[W914 04:53:45.6 ProcessGroupNCCL.cpp:1476] `)
       | \[?(?P<glog>[WIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?\s+[^\s\]]{1,300}:\d+\]:?\s*
       | \[(?P<glog_short>[WIF])\s+[\w.-]{1,200}:\d+\]\s*                             # c10d's `[W socket.cpp:464] `
+      # Ray's C++ log (src/ray/util/logging.cc): `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `; its
+      # level letter stays unread, as glog's `E` does (the exception that follows is the line to show)
+      | \[\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d,\d{3}\ [DIWEF]\ \d+\ \d+\]\s+[\w.-]{1,100}:\d+:\s*
       | (?P<gcl_level>INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE|CRITICAL)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+
         (?:\[resource\.[^\]]{0,500}\]\s*)?                                           # Google Cloud Logging export
       | \[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*                                          # TensorRT's `[03/27/2024-11:09:02] `
@@ -52,11 +55,12 @@ _PREFIX = regex.compile(
     regex.VERBOSE,
 )
 # An exception line (`x.y.SomeError: …`, a bare `Exception: …`), a Rust panic (`thread 'x' (123) panicked at`
-# since Rust 1.92), a fatal Python error, a FATAL/CRITICAL/PANIC word.
+# since Rust 1.92), a fatal Python error, a FATAL/CRITICAL/PANIC word, a failure signal handler's announcement
+# (Abseil's `*** SIGSEGV received at time=…`, glog's `*** SIGSEGV (@0x0) received by PID …`).
 _EXCEPTION_LINE = regex.compile(
     r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)|Exception)(?:\[\w+\])?:\s|"
     r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '[^']*'(?: \(\d+\))? panicked at|Fatal Python error:|"
-    r"(?:FATAL|CRITICAL|PANIC)\b"
+    r"(?:FATAL|CRITICAL|PANIC)\b|\*\*\* SIG[A-Z]{2,6} (?:\(@0x[0-9a-f]{1,16}\) )?received\b"
 )
 _LEVEL_WORDS = {
     "ERROR": 0,
@@ -157,7 +161,7 @@ def normalize_line(raw: str) -> NormalizedLine:
 # Every line `is_error_line` accepts contains one of these; lines without them need no normalising.
 MAYBE_ERROR = re.compile(
     rb"Error|Exception|Exit|Interrupt|Failure|ERROR|CRITICAL|FATAL|Fatal|PANIC|panicked|error\]|E  "
-    rb"|[EF]\d{4} \d\d:|\[[EF][\] ]"
+    rb"|[EF]\d{4} \d\d:|\[[EF][\] ]|\*\*\* SIG"
 )
 
 
