@@ -2,10 +2,13 @@
 
 Read in log order, the first fatal event wins: the deepest exception of the earliest fatal Python traceback
 (the first traceback of a chain is the deepest), a Rust panic, `Fatal Python error`, a fatal signal. Without
-one, the first ERROR/FATAL/CRITICAL line. Wrappers (lines a symptom rule names, `RayTaskError(…)`, "see
-root cause above") only count when nothing else is there. Tracebacks are followed per process tag, since
-multi-process logs interleave them. It never explains a failure: it is a pointer, kept apart from root
-causes.
+one, the first ERROR/FATAL/CRITICAL line, then the first line that words a failure. Wrappers (lines a symptom
+rule names, `RayTaskError(…)`, "see root cause above") only count when nothing else is there. Tracebacks are
+followed per process tag, since multi-process logs interleave them. It never explains a failure: it is a
+pointer, kept apart from root causes (docs/likely-cause.md lists every refinement).
+
+`pick_likely_cause_in_blocks` is how logs are read: RE2 finds the lines that can matter and only those reach
+the picker; `pick_likely_cause` feeds every line and is the reference a test holds the fast reader to.
 """
 
 from __future__ import annotations
