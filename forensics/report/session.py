@@ -172,15 +172,7 @@ class InputSession:
         if ref.inline_text is not None:
             picked = pick_likely_cause(ref.inline_text.splitlines(), is_wrapper=is_wrapper)
         elif self.can_reread:
-            try:
-                with self._open(ref) as stream:
-                    picked = pick_likely_cause_in_blocks(
-                        _bounded_blocks(stream, self.options.limits),
-                        is_wrapper=is_wrapper,
-                        max_line=self.options.limits.max_line,
-                    )
-            except Exception:  # the scan already reported what makes this log unreadable
-                picked = None
+            picked = _read_likely(lambda: self._open(ref), self.options.limits, is_wrapper)
         self.likely[ref.key] = picked
         return picked
 
@@ -301,12 +293,8 @@ _WORKER_EXTRA: dict[
 def _worker_scan(task: tuple[str, str]) -> LogScan:
     """In a worker process: open the archive once (never the parent's file handle) and scan one entry."""
     source, where = task
-    archive: Archive | None = _WORKER.get("archive")
-    if archive is None:
-        archive = _WORKER["template"].reopen()
-        _WORKER["archive"] = archive
     try:
-        stream = archive.open(source)
+        stream = _worker_archive().open(source)
     except Exception as err:  # the same contract as the in-process path
         return LogScan(problems=[Problem(object=where, message=f"cannot open: {err}")])
     with stream:
@@ -316,15 +304,27 @@ def _worker_scan(task: tuple[str, str]) -> LogScan:
 def _worker_likely(task: tuple[str, str]) -> LikelyLine | None:
     """In a worker process: the likely cause of one log (the same reading as `InputSession._likely_line`)."""
     source, _where = task
+    archive = _worker_archive()
+    return _read_likely(lambda: archive.open(source), _WORKER["limits"], _WORKER["is_wrapper"])
+
+
+def _worker_archive() -> Archive:
+    """The worker's own handle on the archive, opened on first use (never the parent's file handle)."""
     archive: Archive | None = _WORKER.get("archive")
     if archive is None:
         archive = _WORKER["template"].reopen()
         _WORKER["archive"] = archive
-    limits: ScanLimits = _WORKER["limits"]
+    return archive
+
+
+def _read_likely(
+    open_log: Callable[[], BinaryIO], limits: ScanLimits, is_wrapper: Callable[[str], bool]
+) -> LikelyLine | None:
+    """A log's likely cause, read within the size limit: in this process or a worker, the same reading."""
     try:
-        with archive.open(source) as stream:
+        with open_log() as stream:
             return pick_likely_cause_in_blocks(
-                _bounded_blocks(stream, limits), is_wrapper=_WORKER["is_wrapper"], max_line=limits.max_line
+                _bounded_blocks(stream, limits), is_wrapper=is_wrapper, max_line=limits.max_line
             )
     except Exception:  # the scan already reported what makes this log unreadable
         return None
