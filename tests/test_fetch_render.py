@@ -74,7 +74,7 @@ def _report(tmp_path: Path) -> Report:
 
 def test_markdown_has_a_context_header_and_a_section_per_job(tmp_path: Path) -> None:
     markdown = render_markdown(_report(tmp_path))
-    head = markdown[: markdown.index("#### ")]
+    head = markdown[: markdown.index("<details>")]
     assert head == (
         "## ci-forensics: 2 failing tests: 1 explained (50%), 1 unexplained\n"
         "\n"
@@ -86,13 +86,20 @@ def test_markdown_has_a_context_header_and_a_section_per_job(tmp_path: Path) -> 
         f"- **Job** [e2e]({RUN_URL}/job/12) — timed\\_out · inputs: `allure-results-e2e-smoke-amd64-1-12` "
         "(stage `smoke`, 1 test)\n"
         "\n"
+        "### Overview\n"
+        "\n"
+        "| root cause | category | tests | tickets |\n"
+        "| --- | --- | ---: | --- |\n"
+        "| disk.full title (`disk.full`) | infrastructure | 1 |  |\n"
+        "| Unexplained: `no error text found` | — | 1 |  |\n"
+        "\n"
         rf"### Job [build \| unit \[amd64\]]({RUN_URL}/job/11) — 1 failing test, 1 explained"
         "\n\n"
     )
-    assert "#### disk.full title — 1 test\n" in markdown
+    assert "<summary><b>disk.full title</b> — 1 test · infrastructure</summary>\n" in markdown
     assert (
-        f"\n### Job [e2e]({RUN_URL}/job/12) — 1 failing test, 0 explained\n\n#### Unexplained — 1 test\n"
-        in markdown
+        f"\n### Job [e2e]({RUN_URL}/job/12) — 1 failing test, 0 explained\n\n<details>\n"
+        "<summary><b>Unexplained</b> — 1 test: <code>no error text found</code></summary>\n" in markdown
     )
     assert markdown.index("job log: build | unit [amd64]") < markdown.index("### Job [e2e]")
 
@@ -135,4 +142,4 @@ def test_one_job_keeps_the_plain_layout_below_its_header(tmp_path: Path) -> None
     )
     markdown = render_markdown(single)
     assert "### Job" not in markdown
-    assert "\n### disk.full title — 1 test\n" in markdown
+    assert "\n<details>\n<summary><b>disk.full title</b> — 1 test · infrastructure</summary>\n" in markdown

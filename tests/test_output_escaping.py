@@ -84,9 +84,19 @@ def test_markdown_from_hostile_names_and_logs_stays_inert() -> None:
     tokens = MarkdownIt("commonmark").parse(markdown)
     everything = [*tokens, *(child for token in tokens for child in token.children or ())]
     kinds = {token.type for token in everything}
-    assert not kinds & {"html_inline", "html_block", "link_open", "image"}, kinds
+    assert not kinds & {"html_inline", "link_open", "image"}, kinds
+    # the only HTML is the report's own collapsible sections; what they quote is escaped
+    blocks = [token.content for token in tokens if token.type == "html_block"]
+    assert [block.split("\n")[0] for block in blocks] == ["<details>", "</details>"]
+    summary = blocks[0].split("\n")[1]
+    assert summary.startswith("<summary><b>Unexplained</b> — 1 test: <code>")
+    assert summary.endswith("</code></summary>")
+    inner = summary.removeprefix("<summary><b>Unexplained</b> — 1 test: <code>").removesuffix(
+        "</code></summary>"
+    )
+    assert "<" not in inner and ">" not in inner and "boom" in inner
     headings = [token for token in tokens if token.type == "heading_open"]
-    assert len(headings) == 3  # the report's own: title, the unexplained group, problems
+    assert len(headings) == 3  # the report's own: title, overview, problems
     assert HOSTILE_NAME.replace("\n", " ").split("`")[0] in markdown
 
 

@@ -77,13 +77,6 @@ def test_markdown_fences_outlast_backticks_in_logs(tmp_path: Path) -> None:
     assert inline_code("x`y") == "``x`y``"
 
 
-def test_markdown_stays_under_the_size_cap(tmp_path: Path) -> None:
-    report = _report(tmp_path)
-    small = render_markdown(report, max_chars=300)
-    assert len(small) <= 300 + 200
-    assert "more section(s) left out" in small
-
-
 def test_json_is_valid_and_stable(tmp_path: Path) -> None:
     document = json.loads(RENDERERS["json"](_report(tmp_path)))  # type: ignore[arg-type]
     test = document["tests"][0]

@@ -1,8 +1,12 @@
-"""Markdown for job summaries and ticket comments: safe fences, bounded size."""
+"""Markdown for step summaries: an overview table, a collapsible section per group, a byte cap.
+
+Text from logs and results is escaped as prose or fenced; the `<summary>` lines are HTML-escaped.
+"""
 
 from __future__ import annotations
 
-import regex
+import html
+from typing import TYPE_CHECKING
 
 from forensics.model import (
     LIKELY_CAUSE_LABEL,
@@ -28,31 +32,20 @@ from forensics.render.common import (
     short_sha,
     tickets_of,
 )
-from forensics.render.escape import defuse_workflow_commands
+from forensics.render.markdown_since import render_since
+from forensics.render.markdown_text import fence_for, inline_code, plain, prose
+from forensics.render.summary_budget import Piece, fit_summary
 
-DEFAULT_MAX_CHARS = 60_000  # GitHub caps comments and step summaries near 65,536 characters
-_BACKTICKS = regex.compile(r"`+")
-_MARKDOWN_SPECIAL = regex.compile(r"([\\`*_\[\]<>|#])")
-# In prose from logs and results: what could start markup (HTML, links, images, emphasis, tables, headings)
-# (an underscore only where it could open or close emphasis: `HF_HUB_OFFLINE` stays as written)
-_PROSE_SPECIAL = regex.compile(r"([\\`*\[\]<>|#]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))")
-_LINE_BREAKS = regex.compile(r"\s*[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]\s*")
+if TYPE_CHECKING:
+    from forensics.store.since_last_run import SinceLastRun
+
+DEFAULT_MAX_BYTES = 900 * 1024
+"""The step summary's size cap in UTF-8 bytes: GitHub refuses a step summary over 1 MiB (1,048,576 bytes)."""
+_MAX_TITLE_IN_TABLE = 120
+_MAX_TICKETS_IN_TABLE = 5
+_MAX_PROBLEMS_LISTED = 50
+_EXCERPT_LEFT_OUT = "_(log excerpt left out to keep the summary under its size cap)_"
 _MAX_TESTS_LISTED = 20
-
-
-def fence_for(text: str) -> str:
-    """A backtick fence longer than any backtick run inside the text, so a log cannot close it early."""
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def inline_code(text: str) -> str:
-    """Inline code that survives backticks and line breaks in the text (a blank line would end it)."""
-    text = _LINE_BREAKS.sub(" ", text)
-    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
-    ticks = "`" * (longest + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{padding}{text}{padding}{ticks}"
 
 
 def excerpt_block(evidence: Evidence) -> str:
@@ -70,56 +63,102 @@ def excerpt_block(evidence: Evidence) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
-def render_markdown(report: Report, *, max_chars: int = DEFAULT_MAX_CHARS) -> str:
-    """The whole report as Markdown, cut at whole sections to stay under `max_chars`."""
-    by_uuid = report.verdict_by_uuid()
+def render_markdown(
+    report: Report, *, max_bytes: int = DEFAULT_MAX_BYTES, since: SinceLastRun | None = None
+) -> str:
+    """The report as a step summary: headline, run, what changed since the last run (`since`, from the
+    history store), an overview table of every group, then one collapsible section per group, explained
+    causes first. Kept under `max_bytes` (UTF-8) by leaving out the least important detail first."""
     head = f"## ci-forensics: {headline(report)}\n"
     if report.context is not None:
         head += "\n" + _context_block(report, report.context)
-    sections: list[str] = []
+    ranked = rank_groups(report, since)
+    by_uuid = report.verdict_by_uuid()
+    rows = [_overview_row(group, [by_uuid[uuid] for uuid in group.test_uuids], since) for group in ranked]
+    details: list[Piece] = []
     per_job = job_sections(report)
     if per_job:  # several CI jobs: their tests apart, job by job
+        rank = {group.key: index for index, group in enumerate(ranked)}
         for job_section in per_job:
-            sections.append(_job_heading(job_section))
-            sections.extend(
-                _group_section(group, list(members), level=4) for group, members in job_section.groups
-            )
+            details.append(Piece(_job_heading(job_section)))
+            for group, members in sorted(job_section.groups, key=lambda item: rank[item[0].key]):
+                details.append(_group_details(group, list(members), rank=rank[group.key], since=since))
     else:
-        sections.extend(
-            _group_section(group, [by_uuid[uuid] for uuid in group.test_uuids], level=3)
-            for group in report.groups
+        details.extend(
+            _group_details(group, [by_uuid[uuid] for uuid in group.test_uuids], rank=index, since=since)
+            for index, group in enumerate(ranked)
         )
-    if report.problems:
-        lines = ["### Problems", ""]
-        for problem in report.problems:
-            hint = f" — hint: {prose(problem.hint)}" if problem.hint else ""
-            lines.append(
-                f"- **{problem.severity}** {inline_code(problem.object)}: {prose(problem.message)}{hint}"
-            )
-        sections.append("\n".join(lines) + "\n")
-    out = [head]
-    used = len(head)
-    for index, section in enumerate(sections):
-        if used + len(section) + 200 > max_chars:
-            out.append(
-                f"\n_… {len(sections) - index} more section(s) left out to stay under {max_chars} characters; "
-                "see the JSON report._\n"
-            )
-            break
-        out.append(section)
-        used += len(section)
-    return defuse_workflow_commands("\n".join(out))
+    return fit_summary(
+        head=[head, *([render_since(since)] if since is not None else [])],
+        overview=_overview_header(since) if rows else "",
+        rows=rows,
+        details=details,
+        tail=_problems_section(report) if report.problems else "",
+        max_bytes=max_bytes,
+    )
 
 
-def prose(text: str) -> str:
-    """Text from a log or a result (a summary's values, a message, a step name) inside a Markdown sentence:
-    one line, and nothing in it starts markup."""
-    return _PROSE_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+def rank_groups(report: Report, since: SinceLastRun | None = None) -> list[Group]:
+    """The groups by importance: explained causes before unexplained clusters; within each, what is new or
+    returning since the last run first (when known), then the most tests, then the report's order."""
+    order = {group.key: index for index, group in enumerate(report.groups)}
+
+    def importance(group: Group) -> tuple[int, int, int, int]:
+        changed = since is not None and since.status_of(group.key) is not None
+        return (group.kind != "cause", not changed, -len(group.test_uuids), order[group.key])
+
+    return sorted(report.groups, key=importance)
 
 
-def plain(text: str) -> str:
-    """Text from elsewhere (a job or workflow name) shown as itself, not as Markdown."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+def _overview_header(since: SinceLastRun | None) -> str:
+    columns = [
+        "root cause",
+        "category",
+        "tests",
+        *(["since last run"] if since is not None else []),
+        "tickets",
+    ]
+    align = ["---", "---", "---:", *(["---"] if since is not None else []), "---"]
+    return f"### Overview\n\n| {' | '.join(columns)} |\n| {' | '.join(align)} |\n"
+
+
+def _overview_row(group: Group, members: list[Verdict], since: SinceLastRun | None) -> str:
+    if group.kind == "cause":
+        name = f"{prose(group.title)} ({table_code(group.key)})"
+        category = plain(group.category)
+    else:
+        name = f"Unexplained: {table_code(_cut(group.title, _MAX_TITLE_IN_TABLE))}"
+        category = "—"
+    tickets = list(dict.fromkeys(ticket.key for verdict in members for ticket in verdict.test.tickets))
+    shown = ", ".join(prose(key) for key in tickets[:_MAX_TICKETS_IN_TABLE])
+    if len(tickets) > _MAX_TICKETS_IN_TABLE:
+        shown += f" +{len(tickets) - _MAX_TICKETS_IN_TABLE}"
+    cells = [name, category, str(len(members))]
+    if since is not None:
+        cells.append(since.status_of(group.key) or "")
+    cells.append(shown)
+    return f"| {' | '.join(cells)} |"
+
+
+def table_code(text: str) -> str:
+    """Inline code inside a table cell: a `|` in it would end the cell, so it is escaped (GFM drops the `\\`)."""
+    return inline_code(text).replace("|", "\\|")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _problems_section(report: Report) -> str:
+    lines = ["### Problems", ""]
+    for problem in report.problems[:_MAX_PROBLEMS_LISTED]:
+        hint = f" — hint: {prose(problem.hint)}" if problem.hint else ""
+        lines.append(
+            f"- **{problem.severity}** {inline_code(problem.object)}: {prose(problem.message)}{hint}"
+        )
+    if len(report.problems) > _MAX_PROBLEMS_LISTED:
+        lines.append(f"- … and {len(report.problems) - _MAX_PROBLEMS_LISTED} more (see the JSON report)")
+    return "\n".join(lines) + "\n"
 
 
 def _link(text: str, url: str) -> str:
@@ -180,10 +219,29 @@ def _job_heading(section: JobSection) -> str:
     return f"### {title} — {count}\n"
 
 
-def _group_section(group: Group, members: list[Verdict], *, level: int) -> str:
+def _group_details(group: Group, members: list[Verdict], *, rank: int, since: SinceLastRun | None) -> Piece:
+    """One group as a collapsible section, with and without its log excerpts."""
+    status = since.status_of(group.key) if since is not None else None
+    count = plural(len(members), "test")
     if group.kind == "cause":
-        return _cause_section(members, level=level)
-    return _unexplained_section(group.title, members, level=level)
+        label = f"<b>{_html(group.title)}</b> — {count} · {_html(group.category)}"
+    else:
+        label = f"<b>Unexplained</b> — {count}: <code>{_html(_cut(group.title, _MAX_TITLE_IN_TABLE))}</code>"
+    if status is not None:
+        label += f" · <b>{status}</b>"
+    opening, closing = f"<details>\n<summary>{label}</summary>\n\n", "\n</details>\n"
+
+    def body(excerpts: bool) -> str:
+        if group.kind == "cause":
+            return _cause_section(members, excerpts=excerpts)
+        return _unexplained_section(group.title, members, excerpts=excerpts)
+
+    return Piece(opening + body(True) + closing, lean=opening + body(False) + closing, rank=rank)
+
+
+def _html(text: str) -> str:
+    """Text inside the `<summary>` HTML line: one line, nothing in it is markup."""
+    return html.escape(" ".join(text.split()), quote=True)
 
 
 def _test_lines(members: list[Verdict]) -> list[str]:
@@ -198,16 +256,11 @@ def _test_lines(members: list[Verdict]) -> list[str]:
     return lines
 
 
-def _cause_section(members: list[Verdict], *, level: int) -> str:
+def _cause_section(members: list[Verdict], *, excerpts: bool) -> str:
     first = members[0].root_cause
     assert first is not None
     count = len(members)
-    lines = [
-        f"{'#' * level} {first.title} — {plural(count, 'test')}",
-        "",
-        f"**Category:** {first.category.value} · **Rule:** {inline_code(first.rule_id)}",
-        "",
-    ]
+    lines = [f"**Category:** {first.category.value} · **Rule:** {inline_code(first.rule_id)}", ""]
     for summary, sharing in distinct_summaries(members):
         prefix = "" if len(sharing) == count else f"({len(sharing)} of {count}) "
         lines.append(f"{prefix}{prose(summary)}")
@@ -217,7 +270,7 @@ def _cause_section(members: list[Verdict], *, level: int) -> str:
     lines.extend(
         ["", f"**Evidence** ({prose(evidence_place(first))}, test {inline_code(members[0].test.name)})", ""]
     )
-    lines.append(excerpt_block(first.evidence))
+    lines.append(excerpt_block(first.evidence) if excerpts else _EXCERPT_LEFT_OUT)
     symptoms = _symptom_line(members[0].root_cause, members[0].symptoms)
     if symptoms:
         lines.extend(["", symptoms])
@@ -234,11 +287,10 @@ def _symptom_line(cause: Finding | None, symptoms: tuple[Finding, ...]) -> str:
     return f"{label} " + "; ".join(parts)
 
 
-def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> str:
-    count = len(members)
+def _unexplained_section(title: str, members: list[Verdict], *, excerpts: bool) -> str:
     first = members[0]
     fingerprint = first.fingerprint
-    lines = [f"{'#' * level} Unexplained — {plural(count, 'test')}", ""]
+    lines = []
     if fingerprint is not None:
         lines.append(f"**Fingerprint** {inline_code(fingerprint.key)}: {inline_code(title)}")
         lines.append("")
@@ -248,7 +300,7 @@ def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> s
     if likely is not None:
         place = f"{likely.evidence.attachment} line {likely.evidence.line}"
         lines.extend(["", f"**{LIKELY_CAUSE_LABEL}:** {likely.reason} ({place})", ""])
-        lines.append(excerpt_block(likely.evidence))
+        lines.append(excerpt_block(likely.evidence) if excerpts else _EXCERPT_LEFT_OUT)
     if (
         fingerprint is not None
         and fingerprint.evidence is not None
@@ -261,7 +313,7 @@ def _unexplained_section(title: str, members: list[Verdict], *, level: int) -> s
                 "",
             ]
         )
-        lines.append(excerpt_block(fingerprint.evidence))
+        lines.append(excerpt_block(fingerprint.evidence) if excerpts else _EXCERPT_LEFT_OUT)
     symptoms = _symptom_line(None, first.symptoms)
     if symptoms:
         lines.extend(["", symptoms])
