@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -22,6 +22,9 @@ from forensics.annotate.targets import LinkedTarget
 from forensics.model import Report, Verdict
 from forensics.report.redact import Redactor
 from forensics.sinks.base import CommentBody, Marker
+
+if TYPE_CHECKING:  # the answer's shape only: annotate never imports the store
+    from forensics.store.since_last_run import SinceLastRun
 
 BODY_LIMITS = {"github": 65_536, "linear": 50_000, "jira": 32_767}
 """Characters per comment: GitHub's documented cap; Linear publishes none (50,000 keeps comments
@@ -37,6 +40,7 @@ class ComposeOptions:
     scope: str = ""  # separate comments per scope (e.g. per workflow); "" = one comment per ticket
     history: History | None = None
     redactor: Redactor = field(default_factory=Redactor)
+    since: SinceLastRun | None = None  # what changed since the last run, from the history store
 
 
 def marker_key(linked: LinkedTarget, scope: str = "") -> str:
@@ -64,7 +68,7 @@ def compose_comment(report: Report, linked: LinkedTarget, *, options: ComposeOpt
             if hidden
             else ""
         )
-        sections = CommentSections(report, linked, cleaner, histories)
+        sections = CommentSections(report, linked, cleaner, histories, options.since)
         return _render(sections.blocks(ordered[:shown], note), system, key, options.redactor)
 
     body = build(len(ordered))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from forensics.annotate.compose import ComposeOptions, compose_comment
 from forensics.annotate.sections import History
@@ -19,6 +20,9 @@ from forensics.errors import AuthenticationError, NotFoundError, RateLimitedErro
 from forensics.model import Problem, Report
 from forensics.report.redact import Redactor, redact_model, redact_report
 from forensics.sinks.base import CommentBody, ExistingComment, Target, TicketSink
+
+if TYPE_CHECKING:  # the answer's shape only: annotate never imports the store
+    from forensics.store.since_last_run import SinceLastRun
 
 
 class Action(StrEnum):
@@ -86,8 +90,12 @@ def annotate_report(
     dry_run: bool = False,
     history: History | None = None,
     options: AnnotateOptions = AnnotateOptions(),
+    since: SinceLastRun | None = None,
 ) -> AnnotateResult:
-    """Post (or with `dry_run`, only compose) one comment per ticket linked to a failing test."""
+    """Post (or with `dry_run`, only compose) one comment per ticket linked to a failing test.
+
+    `history` (each cause's first/last seen and counts) and `since` (what changed since the last run) come
+    from the history store when one is in use; without them the comments have no such parts."""
     report = redact_report(report, options.redactor)  # posted text leaves the machine: this run's secrets too
     resolution = resolve_targets(
         report,
@@ -98,7 +106,9 @@ def annotate_report(
             jira_projects=options.jira_projects,
         ),
     )
-    compose_options = ComposeOptions(scope=options.scope, history=history, redactor=options.redactor)
+    compose_options = ComposeOptions(
+        scope=options.scope, history=history, redactor=options.redactor, since=since
+    )
     outcomes = []
     for linked in resolution.targets:
         target = linked.target

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import regex
 
@@ -31,6 +31,10 @@ from forensics.model import LIKELY_CAUSE_LABEL, Evidence, Finding, Report, Verdi
 from forensics.report.redact import Redactor
 from forensics.sinks.base import MARKER_PREFIX
 
+if TYPE_CHECKING:  # the answer's shape only: annotate never imports the store
+    from forensics.store.answers import Sighting
+    from forensics.store.since_last_run import CauseChange, FlippingTest, SinceLastRun
+
 _ZWJ = "\u200d"
 _MENTION = regex.compile(r"@(?=[A-Za-z0-9_])")
 _WHITESPACE = regex.compile(r"\s+")
@@ -39,6 +43,12 @@ _MAX_TEXT = 500
 _MAX_LINE = 400
 _MAX_SYMPTOMS = 5
 _MAX_OTHERS = 10
+_MAX_CHANGES = 10
+_CHANGE_LABELS = {
+    "new": "New since the last run:",
+    "returning": "Returning:",
+    "gone": "Gone since the last run:",
+}
 
 
 class CauseStatistics(Protocol):
@@ -112,6 +122,7 @@ class CommentSections:
     linked: LinkedTarget
     clean: Cleaner
     histories: dict[str, CauseStatistics]
+    since: SinceLastRun | None = None
 
     def blocks(self, shown: Sequence[Verdict], truncated: str = "") -> list[Block]:
         count = len(self.linked.failing)
@@ -124,6 +135,7 @@ class CommentSections:
                 ),
             ),
             Paragraph(self._run_line()),
+            *self._since(),
         ]
         groups: dict[str, list[Verdict]] = {}
         for verdict in shown:
@@ -153,6 +165,95 @@ class CommentSections:
             spans += [plain(f" · {self.clean.inline(context.created_at, 40)}")]
         spans += [plain(f" · {self.clean.inline(context.repository, 200)}")]
         return tuple(spans)
+
+    def _since(self) -> list[Block]:
+        """What changed since the last run for this ticket's causes and tests (nothing without a store)."""
+        since = self.since
+        if since is None:
+            return []
+        heading = Heading(4, (plain("Since the last run"),))
+        if since.previous is None:
+            return [
+                heading,
+                Paragraph(
+                    (plain("First recorded run of this workflow and branch: nothing to compare with yet."),)
+                ),
+            ]
+        by_uuid = self.report.verdict_by_uuid()
+        failing = [by_uuid[uuid] for uuid in self.linked.failing if uuid in by_uuid]
+        keys = {group_key(verdict) for verdict in failing} - {""}
+        names = {
+            by_uuid[uuid].test.name for uuid in (*self.linked.failing, *self.linked.others) if uuid in by_uuid
+        }
+        ticket = self.linked.target.key
+        changes = [
+            change
+            for change in since.changes
+            if change.key in keys or (change.status == "gone" and ticket in change.tickets)
+        ]
+        flaky = [test for test in since.flaky if test.name in names]
+        against = [plain("Against "), *self._sighting(since.previous), plain(".")]
+        if not changes and not flaky:
+            return [
+                heading,
+                Paragraph(
+                    (
+                        *against[:-1],
+                        plain(": nothing new, returning or gone for this ticket, and no flaky test."),
+                    )
+                ),
+            ]
+        items = [self._change(change) for change in changes[:_MAX_CHANGES]]
+        items += [self._flaky(test) for test in flaky[:_MAX_CHANGES]]
+        hidden = max(0, len(changes) - _MAX_CHANGES) + max(0, len(flaky) - _MAX_CHANGES)
+        if hidden:
+            items.append((plain(f"… and {hidden} more (the step summary lists them)"),))
+        return [heading, Paragraph(tuple(against)), BulletList(tuple(items))]
+
+    def _change(self, change: CauseChange) -> tuple[Span, ...]:
+        label = (
+            "New unexplained failure:"
+            if change.kind == "unexplained" and change.status == "new"
+            else _CHANGE_LABELS[change.status]
+        )
+        spans: list[Span] = [
+            strong(label),
+            plain(" "),
+            code(self.clean.inline(change.title, 200))
+            if change.kind == "unexplained"
+            else plain(self.clean.inline(change.title, 200)),
+            plain(f" — {_tests(change.tests)}{' in the last run' if change.status == 'gone' else ''}"),
+        ]
+        if change.absent_runs is not None:
+            spans.append(
+                plain(
+                    f", back after {change.absent_runs} run{'' if change.absent_runs == 1 else 's'} without it"
+                )
+            )
+        spans += [plain(" · first seen "), *self._sighting(change.first_seen)]
+        if change.commits is not None:
+            label = " · fixed within " if change.status == "gone" else " · commits since the last good run: "
+            span = f"{change.commits.base_sha[:12]}…{change.commits.head_sha[:12]}"
+            spans += [
+                plain(label),
+                link(span, change.commits.compare_url) if change.commits.compare_url else code(span),
+            ]
+        return tuple(spans)
+
+    def _flaky(self, test: FlippingTest) -> tuple[Span, ...]:
+        spans: list[Span] = [
+            strong("Flaky:"),
+            plain(" "),
+            code(self.clean.inline(test.name, 300)),
+            plain(f" — flip rate {test.flip_rate:.0%} ({test.flips} flips in {test.outcomes} outcomes)"),
+        ]
+        if test.first_failed is not None:
+            spans += [plain(" · first failed "), *self._sighting(test.first_failed)]
+        return tuple(spans)
+
+    def _sighting(self, seen: Sighting) -> list[Span]:
+        name = f"run {seen.run_id}" if seen.run_id is not None else "a local run"
+        return [link(name, seen.run_url), plain(f" ({self._when(seen.at)})")]
 
     def _cause(self, members: list[Verdict]) -> list[Block]:
         first = members[0].root_cause

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import regex
@@ -39,6 +39,9 @@ from forensics.sinks.base import TicketSink
 from forensics.sinks.github import GitHubCommentSink
 from forensics.sinks.jira import JiraCommentSink
 from forensics.sinks.linear import LinearCommentSink
+
+if TYPE_CHECKING:
+    from forensics.store.since_last_run import SinceLastRun
 
 __all__ = [
     "EXIT_TICKETS_FAILED",
@@ -72,6 +75,7 @@ class AnnotateSettings:
         *,
         dry_run: bool,
         history: History | None = None,
+        since: SinceLastRun | None = None,
         circuits: HostCircuits | None = None,
     ) -> AnnotateResult:
         """Connect a sink per tracker from the environment and annotate every linked ticket.
@@ -106,6 +110,7 @@ class AnnotateSettings:
                 dry_run=dry_run,
                 options=options,
                 history=history,
+                since=since,
             )
 
 
@@ -177,12 +182,13 @@ def annotate_command(
     \b
     Credentials: LINEAR_API_KEY (endpoint LINEAR_API_URL), GITHUB_TOKEN or GH_TOKEN (GITHUB_API_URL),
     JIRA_BASE_URL with JIRA_EMAIL and JIRA_API_TOKEN. The tool's comment is edited in place on later runs.
-    With a history store (--store or CI_FORENSICS_STORE), each cause shows first/last seen and its counts.
+    With a history store (--store or CI_FORENSICS_STORE), each cause shows first/last seen and its counts,
+    and, when the store holds the report's run, what changed since the run before it.
     Exit codes: 0 done, 1 error, 2 usage, 4 a ticket could not be annotated.
     """
     report = load_report(report_path)
-    with StoreSettings(record=False, location=store_location).history_for(report) as history:
-        result = annotation.run(report, dry_run=dry_run, history=history)
+    with StoreSettings(record=False, location=store_location).reads_for(report) as reads:
+        result = annotation.run(report, dry_run=dry_run, history=reads.history, since=reads.since)
     if output_format == "json":
         click.echo(json.dumps(result_to_dict(result), indent=2, ensure_ascii=False))
     else:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import regex
@@ -28,11 +28,15 @@ from forensics.model import Report
 from forensics.render import RENDERERS
 from forensics.render.common import plural
 from forensics.render.escape import defuse_workflow_commands
-from forensics.report.redact import Redactor, redact_report
+from forensics.render.markdown import DEFAULT_MAX_BYTES, render_markdown
+from forensics.report.redact import Redactor, redact_model, redact_report
 from forensics.report.session import AnalyzeOptions, default_jobs
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.usecases.exit_code import ExitCode, exit_code
+
+if TYPE_CHECKING:
+    from forensics.store.since_last_run import SinceLastRun
 
 EXIT_ERROR = ExitCode.ERROR
 EXIT_FAIL_ON = ExitCode.CHECK_FAILED
@@ -101,6 +105,8 @@ class ReportSettings:
     jobs: int
     max_log_size: int
     max_result_size: int
+    summary_output: Path | None
+    summary_max_bytes: int
 
     def rules(self) -> RuleSet:
         """The shipped pack plus the user's rule files."""
@@ -126,7 +132,18 @@ class ReportSettings:
 
     def emit(self, report: Report) -> None:
         """Write the report in the chosen format to --output or stdout."""
-        emit(report, self.output_format, self.output)
+        emit(report, self.output_format, self.output, summary_max_bytes=self.summary_max_bytes)
+
+    def write_summary(self, report: Report, since: SinceLastRun | None) -> None:
+        """Write the Markdown step summary to --summary-output, with what changed since the last run."""
+        assert self.summary_output is not None
+        redactor = Redactor.from_environment(os.environ)
+        markdown = render_markdown(
+            redact_report(report, redactor),
+            max_bytes=self.summary_max_bytes,
+            since=redact_model(since, redactor),
+        )
+        write_text(self.summary_output, markdown)
 
     def exit_code(self, report: Report) -> ExitCode:
         """5 when nothing could be read (said on stderr), 3 when a --fail-on condition holds, else 0."""
@@ -187,6 +204,16 @@ def option_group(
     return decorate
 
 
+SUMMARY_MAX_BYTES_OPTION = click.option(
+    "--summary-max-bytes",
+    "summary_max_bytes",
+    default="900KiB",
+    show_default=True,
+    callback=parse_size,
+    help="Cap the Markdown report (--format markdown, --summary-output) at this size; the least important "
+    "details go first. GitHub refuses a step summary over 1 MiB.",
+)
+
 _REPORT_OPTIONS = (
     click.option(
         "--rules",
@@ -242,6 +269,13 @@ _REPORT_OPTIONS = (
         callback=parse_size,
         help="Skip (with a problem) any Allure result or container file larger than this.",
     ),
+    click.option(
+        "--summary-output",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Also write the Markdown step summary here, after recording; with a history store it starts "
+        "with what changed since the last run (the Action appends it to $GITHUB_STEP_SUMMARY).",
+    ),
+    SUMMARY_MAX_BYTES_OPTION,
 )
 
 
@@ -249,9 +283,16 @@ report_options = option_group(_REPORT_OPTIONS, into="settings", build=ReportSett
 """Add the shared report options; the command receives them as one `settings: ReportSettings`."""
 
 
-def emit(report: Report, output_format: str, output: Path | None) -> None:
-    """Render the report in one format to a file or stdout, redacted once more (a saved report may be older)."""
-    rendered = RENDERERS[output_format](redact_report(report, Redactor.from_environment(os.environ)))
+def emit(
+    report: Report, output_format: str, output: Path | None, *, summary_max_bytes: int = DEFAULT_MAX_BYTES
+) -> None:
+    """Render the report in one format to a file or stdout, redacted once more (a saved report may be older).
+
+    `summary_max_bytes` caps the Markdown format (a step summary)."""
+    renderer = RENDERERS[output_format]
+    if output_format == "markdown":
+        renderer = functools.partial(render_markdown, max_bytes=summary_max_bytes)
+    rendered = renderer(redact_report(report, Redactor.from_environment(os.environ)))
     if output is None:
         try:
             console = Console(highlight=False)

@@ -1,6 +1,6 @@
 """`analyze` and `fetch` after the report is built: run the follow-up use case, print what it says, exit.
 
-The order (write → record → annotate) and the exit code live in `usecases/follow_up.py`; here only the
+The order (write → record → step summary → annotate) and the exit code live in `usecases/follow_up.py`; here only the
 options become arguments and the `FollowUp` becomes lines on stderr (stdout holds the report).
 """
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the ticket code (HTTP clients and all) is imported only whe
     from forensics.annotate.run import AnnotateResult
     from forensics.cli.annotate import AnnotateSettings
     from forensics.services.http import HostCircuits
+    from forensics.store.since_last_run import SinceLastRun
 
 
 def finish_report(
@@ -42,9 +43,9 @@ def finish_report(
     `circuits`: the run's record of failing hosts, so a host given up while fetching is not asked again.
     """
 
-    def annotate(report: Report, history: History | None) -> AnnotateResult:
+    def annotate(report: Report, history: History | None, since: SinceLastRun | None) -> AnnotateResult:
         assert annotation is not None
-        return annotation.run(report, dry_run=False, history=history, circuits=circuits)
+        return annotation.run(report, dry_run=False, history=history, since=since, circuits=circuits)
 
     done = follow_up(
         report,
@@ -53,6 +54,7 @@ def finish_report(
         store=store.open if store.in_use else None,
         record=store.record,
         redactor=redactor,
+        summarize=settings.write_summary if settings.summary_output is not None else None,
         annotate=annotate if annotation is not None else None,
     )
     show_follow_up(done, annotate_output=annotate_output)

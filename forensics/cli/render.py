@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from forensics.cli.common import EXIT_FAIL_ON, FAIL_ON_CHOICES, emit, should_fail, translate_errors
+from forensics.cli.common import (
+    EXIT_FAIL_ON,
+    FAIL_ON_CHOICES,
+    SUMMARY_MAX_BYTES_OPTION,
+    emit,
+    should_fail,
+    translate_errors,
+)
 from forensics.render import RENDERERS
 from forensics.report.saved import load_report
 
@@ -27,12 +34,17 @@ from forensics.report.saved import load_report
     type=click.Choice(FAIL_ON_CHOICES),
     help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
 )
+@SUMMARY_MAX_BYTES_OPTION
 @translate_errors
 def render_command(
-    report_path: Path, output_format: str, output: Path | None, fail_on: tuple[str, ...]
+    report_path: Path,
+    output_format: str,
+    output: Path | None,
+    fail_on: tuple[str, ...],
+    summary_max_bytes: int,
 ) -> None:
     """Render a report saved by `analyze`/`fetch --format json` as text, JSON, Markdown or annotations."""
     report = load_report(report_path)
-    emit(report, output_format, output)
+    emit(report, output_format, output, summary_max_bytes=summary_max_bytes)
     if should_fail(report, fail_on):
         sys.exit(EXIT_FAIL_ON)

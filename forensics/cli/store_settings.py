@@ -22,6 +22,7 @@ from forensics.model import Report
 if TYPE_CHECKING:
     from forensics.annotate import History
     from forensics.store import OpenMode, Store
+    from forensics.usecases.follow_up import StoreReads
 
 STORE_VARIABLE = "CI_FORENSICS_STORE"
 
@@ -56,6 +57,14 @@ class StoreSettings:
 
         with ticket_history(report, store=self.open if self.in_use else None, record=self.record) as history:
             yield history
+
+    @contextmanager
+    def reads_for(self, report: Report) -> Iterator[StoreReads]:
+        """The causes' history and what changed since the report's run, when a store is in use and holds it."""
+        from forensics.usecases.follow_up import store_reads
+
+        with store_reads(report, store=self.open if self.in_use else None, record=self.record) as reads:
+            yield reads
 
 
 STORE_OPTION = click.option(

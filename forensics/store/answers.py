@@ -280,6 +280,7 @@ class CauseChange:
     status: str  # "new" | "returning" | "recurring" | "gone"
     hits: int  # in the latest run ("gone": in the previous one)
     quiet_days: int | None = None  # "returning": days since it was last seen before
+    absent_runs: int | None = None  # "returning", "recurring": runs of the series in a row without it
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,13 +325,14 @@ def sighting(run: RunRow) -> Sighting:
 
 
 def series_changes(
-    runs: Sequence[RunRow], hits: Sequence[HitRow], *, quiet_days: int
+    runs: Sequence[RunRow], hits: Sequence[HitRow], *, quiet_days: int, quiet_runs: int | None = None
 ) -> tuple[SeriesChanges, ...]:
     """For each workflow and branch, the latest run's causes against the series' earlier runs.
 
-    `new`: never seen before in the series; `returning`: last seen `quiet_days` or more days before;
-    `recurring`: seen within that time but not in the previous run; `gone`: in the previous run only.
-    Causes that were in the previous run as well are not listed.
+    `new`: never seen before in the series; `returning`: last seen `quiet_days` or more days before (with
+    `quiet_runs`: absent from that many runs of the series in a row instead); `recurring`: seen within that
+    time but not in the previous run; `gone`: in the previous run only. Causes that were in the previous run
+    as well are not listed.
     """
     series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
     for run in sorted(runs, key=lambda run: (run.at, run.pk)):
@@ -345,19 +347,30 @@ def series_changes(
         now_keys = _counts(hits_by_run[latest.pk])
         before_keys = _counts(hits_by_run[previous.pk]) if previous else {}
         last_seen: dict[str, int] = {}
-        for run in earlier:
+        last_index: dict[str, int] = {}
+        for index, run in enumerate(earlier):
             for hit in hits_by_run[run.pk]:
                 last_seen[hit.key] = max(last_seen.get(hit.key, 0), run.at)
+                last_index[hit.key] = index
         changes = []
         for key, count in now_keys.items():
             if key in before_keys:
                 continue
             if key not in last_seen:
                 changes.append(CauseChange(key=key, status="new", hits=count))
-            elif (quiet := (latest.at - last_seen[key]) // DAY) >= quiet_days:
-                changes.append(CauseChange(key=key, status="returning", hits=count, quiet_days=quiet))
-            else:
-                changes.append(CauseChange(key=key, status="recurring", hits=count))
+                continue
+            quiet = (latest.at - last_seen[key]) // DAY
+            absent = len(earlier) - 1 - last_index[key]
+            back = absent >= quiet_runs if quiet_runs is not None else quiet >= quiet_days
+            changes.append(
+                CauseChange(
+                    key=key,
+                    status="returning" if back else "recurring",
+                    hits=count,
+                    quiet_days=quiet if back else None,
+                    absent_runs=absent,
+                )
+            )
         changes.extend(
             CauseChange(key=key, status="gone", hits=count)
             for key, count in before_keys.items()

@@ -279,6 +279,45 @@ def passed_after_retries(store: Store, filters: Filters, *, since: int, until: i
     return found
 
 
+def run_key(store: Store, provider: str, repository: str, run_id: int, run_attempt: int) -> int | None:
+    """The primary key of one recorded run attempt, None when it is not in the store."""
+    pk = store.scalar(
+        "SELECT id FROM runs WHERE provider = ? AND repository = ? AND run_id = ? AND run_attempt = ?",
+        (provider, repository, run_id, run_attempt),
+    )
+    return int(pk) if pk is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class OutcomeRow:
+    """One execution record of a test in a run: its final status and the statuses of its earlier tries."""
+
+    run_pk: int
+    name: str
+    status: str
+    previous_statuses: tuple[str, ...]
+
+
+def outcomes_of_tests(store: Store, run_pks: Sequence[int], names: Iterable[str]) -> list[OutcomeRow]:
+    """Every outcome of the named tests in these runs (passing ones too), in no particular order."""
+    wanted = sorted(set(names))
+    found = []
+    for chunk in _chunks(sorted(set(run_pks))):
+        run_marks = ", ".join("?" * len(chunk))
+        for start in range(0, len(wanted), _CHUNK):
+            part = wanted[start : start + _CHUNK]
+            rows = store.query(
+                "SELECT t.run, t.name, t.status, t.previous_statuses FROM tests t"
+                f" WHERE t.run IN ({run_marks}) AND t.name IN ({', '.join('?' * len(part))})",
+                [*chunk, *part],
+            )
+            found += [
+                OutcomeRow(run_pk, name, status, tuple(str(item) for item in _json_list(previous)))
+                for run_pk, name, status, previous in rows
+            ]
+    return found
+
+
 def json_items(text: str | None, keys: tuple[str, ...]) -> list[dict[str, Any]]:
     """The objects of a stored JSON list that have every key; a damaged column reads as an empty list."""
     return [item for item in _json_list(text) if isinstance(item, dict) and all(key in item for key in keys)]

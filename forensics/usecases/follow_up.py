@@ -1,7 +1,9 @@
-"""What happens after a report is built: write it, record it, annotate the tickets, pick the exit code.
+"""What happens after a report is built: write it, record it, summarize it, annotate the tickets, pick the
+exit code.
 
 The report is written first, so a store or tracker that fails never costs it; recording comes before
-annotating, so ticket comments count this run. A store that refuses the report, or cannot be read for the
+summarizing and annotating, so the step summary and the ticket comments count this run, and what changed
+since the last run (`store/since_last_run.py`) is computed once, then handed to both. A store that refuses the report, or cannot be read for the
 tickets' history, is a problem kept in the `FollowUp` (the tickets still get their root causes); the exit
 code is then the first that applies in `usecases/exit_code.py`. Nothing here prints: the CLI says what the
 `FollowUp` holds.
@@ -24,13 +26,18 @@ if TYPE_CHECKING:  # the ticket and store code is imported only when a run uses 
     from forensics.annotate import History
     from forensics.annotate.run import AnnotateResult
     from forensics.store import OpenMode, Store
+    from forensics.store.since_last_run import SinceLastRun
     from forensics.store.writer import RecordResult
 
 OpenStore = Callable[["OpenMode"], "Store"]
 """Opens the store as the mode allows ("create" creates and migrates it, "read" never does)."""
 
-Annotate = Callable[[Report, "History | None"], "AnnotateResult"]
-"""Annotates every ticket the report links, with each cause's history when there is one."""
+Annotate = Callable[[Report, "History | None", "SinceLastRun | None"], "AnnotateResult"]
+"""Annotates every ticket the report links, with each cause's history and what changed since the last run
+when a store has them."""
+
+Summarize = Callable[[Report, "SinceLastRun | None"], None]
+"""Writes the step summary, with what changed since the last run when a store has it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +55,7 @@ class FollowUp:
     checked: ExitCode  # what the report alone says: 0, 3 (--fail-on met) or 5 (nothing read)
     recorded: Recorded | None  # None: not asked to record, nothing read, or the store refused
     store_problems: tuple[StoreError, ...]  # the store refused the report, or its history could not be read
+    since: SinceLastRun | None  # None: no store, the run is not in it, or nothing asked for it
     annotated: AnnotateResult | None  # None: tickets were not asked for
     code: ExitCode
 
@@ -60,10 +68,12 @@ def follow_up(
     store: OpenStore | None = None,
     record: bool = False,
     redactor: Redactor | None = None,
+    summarize: Summarize | None = None,
     annotate: Annotate | None = None,
     now: datetime | None = None,
 ) -> FollowUp:
-    """Write the report, check it, record it (`record`), annotate its tickets (`annotate`); say what happened.
+    """Write the report, check it, record it (`record`), write its step summary (`summarize`), annotate its
+    tickets (`annotate`); say what happened.
 
     `store` is None when no store is in use; with `record` it is opened to create, else only read (a store
     that is not there gives no history, and none is created).
@@ -78,15 +88,26 @@ def follow_up(
             recorded = _record(report, store, redactor=redactor or Redactor(), now=now)
         except StoreError as err:
             problems.append(err)
+    since: SinceLastRun | None = None
     annotated: AnnotateResult | None = None
-    if annotate is not None:
+    summarized = False
+    if summarize is not None or annotate is not None:
         usable = store if not problems else None
         try:
-            with ticket_history(report, store=usable, record=record, now=now) as history:
-                annotated = annotate(report, history)
-        except StoreError as err:  # a store too old to read: the tickets still get the root causes
+            with store_reads(report, store=usable, record=record, now=now) as reads:
+                since = reads.since
+                if summarize is not None:
+                    summarize(report, since)
+                    summarized = True
+                if annotate is not None:
+                    annotated = annotate(report, reads.history, since)
+        except StoreError as err:  # a store too old to read: the summary and the tickets still get the causes
             problems.append(err)
-            annotated = annotate(report, None)
+            since = None
+            if summarize is not None and not summarized:
+                summarize(report, None)
+            if annotate is not None:
+                annotated = annotate(report, None, None)
     code = exit_code(
         nothing_read=checked is ExitCode.NOTHING_READ,
         fail_on_met=checked is ExitCode.CHECK_FAILED,
@@ -94,7 +115,12 @@ def follow_up(
         tickets_failed=annotated is not None and bool(annotated.failed),
     )
     return FollowUp(
-        checked=checked, recorded=recorded, store_problems=tuple(problems), annotated=annotated, code=code
+        checked=checked,
+        recorded=recorded,
+        store_problems=tuple(problems),
+        since=since,
+        annotated=annotated,
+        code=code,
     )
 
 
@@ -106,26 +132,48 @@ def _record(report: Report, store: OpenStore, *, redactor: Redactor, now: dateti
         return Recorded(result=result, location=opened.location)
 
 
+@dataclass(frozen=True, slots=True)
+class StoreReads:
+    """What the step summary and the ticket comments read from the store (both None without one)."""
+
+    history: History | None
+    since: SinceLastRun | None
+
+
 @contextmanager
-def ticket_history(
-    report: Report, *, store: OpenStore | None, record: bool, now: datetime | None = None
-) -> Iterator[History | None]:
-    """First/last seen and 24 h / 7 d / 30 d counts for ticket comments, when a store is in use.
+def store_reads(
+    report: Report, *, store: OpenStore | None, record: bool, now: datetime | None = None, since: bool = True
+) -> Iterator[StoreReads]:
+    """The causes' history (first/last seen, 24 h / 7 d / 30 d counts) and what changed since the last run,
+    when a store is in use; the store stays open for the history's lookups until the block ends.
 
     With `record` the recording has created the store; without, it is only read: a store that is not there
     means no history (it is never created, nor migrated, just to read it).
     """
     if store is None:
-        yield None
+        yield StoreReads(None, None)
         return
     from forensics.store.answers import cause_stats
+    from forensics.store.since_last_run import since_last_run
 
     repository = report.context.repository if report.context else None
     when = now or datetime.now(UTC)
     try:
         opened = store("create" if record else "read")
     except StoreNotFoundError:
-        yield None
+        yield StoreReads(None, None)
         return
     with opened:
-        yield lambda key: cause_stats(opened, key=key, repository=repository, now=when)
+        yield StoreReads(
+            history=lambda key: cause_stats(opened, key=key, repository=repository, now=when),
+            since=since_last_run(opened, report, now=when) if since else None,
+        )
+
+
+@contextmanager
+def ticket_history(
+    report: Report, *, store: OpenStore | None, record: bool, now: datetime | None = None
+) -> Iterator[History | None]:
+    """First/last seen and 24 h / 7 d / 30 d counts for ticket comments, when a store is in use."""
+    with store_reads(report, store=store, record=record, now=now, since=False) as reads:
+        yield reads.history

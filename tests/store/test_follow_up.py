@@ -14,6 +14,7 @@ from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.sinks.base import CommentBody, Marker, Target
 from forensics.store import OpenMode, Store, open_store
+from forensics.store.since_last_run import SinceLastRun
 from forensics.usecases.exit_code import ExitCode
 from forensics.usecases.follow_up import Annotate, FollowUp, OpenStore, follow_up
 from tests.store.old_stores import build_version_1, schema_version
@@ -39,7 +40,9 @@ class Steps:
 
         return checked
 
-    def annotate(self, _report: Report, history: History | None) -> AnnotateResult:
+    def annotate(
+        self, _report: Report, history: History | None, _since: SinceLastRun | None = None
+    ) -> AnnotateResult:
         self.order.append("annotate")
         stats = history(CAUSE) if history is not None else None  # the store is open only during the call
         self.histories.append(stats.total if stats is not None else None)
