@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -26,6 +26,7 @@ from forensics.report.saved import load_report
 from forensics.version import __version__
 from tests.fakes.github import TOKEN, FakeGitHub, running_github
 from tests.fakes.linear import API_KEY, FakeLinear, running_linear
+from tests.support.fetch_scenario import scenario_zip
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
@@ -721,6 +722,55 @@ def test_record_keeps_the_run_in_the_store_that_history_reads(tmp_path: Path, ni
     causes = {cause["key"]: cause for cause in json.loads(history.stdout)["causes"]}
     assert causes["vllm.startup-free-memory"]["counts"]["total"] == 3
     _assert_no_secret(run)
+
+
+def test_with_a_store_the_summary_starts_with_what_changed_since_the_last_run(
+    tmp_path: Path, nightly: FakeGitHub, scenario_results: Callable[..., Path]
+) -> None:
+    earlier, earlier_job = RUN_ID - 1, JOB_ID - 5
+    nightly.add_run(
+        earlier,
+        created_at=f"{datetime.now(UTC) - timedelta(hours=25):%Y-%m-%dT%H:%M:%SZ}",
+        head_sha="a" * 40,
+    )
+    nightly.add_job(earlier, earlier_job)
+    results = scenario_results("scenario_nightly_multigpu.py")
+    zipped = scenario_zip(results, tmp_path / "earlier.zip")
+    nightly.add_artifact(earlier, f"allure-results-vllm-Test-amd64-{earlier}-{earlier_job}", zipped)
+    store = tmp_path / "history.sqlite3"
+    inputs = {**_PREINSTALLED, "record": "true", "store": str(store)}
+    first = run_action(
+        tmp_path / "night-1", api_url=nightly.api.url, with_inputs={**inputs, "run-id": str(earlier)}
+    )
+    assert (first.exit_code, first.failed_step) == (0, None), first.stderr
+    assert (
+        "This is the first recorded run of `Nightly CI Pipeline` on `main`: nothing to compare with yet."
+        in first.summary
+    )
+    second = run_action(tmp_path / "night-2", api_url=nightly.api.url, with_inputs=inputs)
+    assert (second.exit_code, second.failed_step) == (0, None), second.stderr
+    top = second.summary[: second.summary.index("### Overview")]
+    assert top.startswith("## ci-forensics: 7 failing tests: 6 explained (86%), 1 unexplained\n")
+    assert (
+        f"### Since the last run\n\nThis run against the previous one of `Nightly CI Pipeline` on `main`: [run {earlier}]"
+        in top
+    )
+    assert "- **New causes:**" in top and "commits since the last good run:" in top
+    assert "| since last run |" in second.summary and "| new |" in second.summary
+    # the file the fetch step wrote is what the summary got, and without a store the section is absent
+    assert "Since the last run" not in render_markdown(
+        load_report(tmp_path / "night-2" / "runner-temp" / "ci-forensics-report.json")
+    )
+    _assert_no_secret(second)
+
+
+def test_the_summary_cap_is_an_input(tmp_path: Path, nightly: FakeGitHub) -> None:
+    run = run_action(
+        tmp_path, api_url=nightly.api.url, with_inputs={**_PREINSTALLED, "summary-max-bytes": "6KiB"}
+    )
+    assert (run.exit_code, run.failed_step) == (0, None), run.stderr
+    assert len(run.summary.encode()) <= 6 * 1024
+    assert "_Left out to stay under 6 KiB (GitHub's limit for a step summary is 1 MiB):" in run.summary
 
 
 def test_a_store_that_cannot_be_reached_fails_the_action_after_everything_is_written(

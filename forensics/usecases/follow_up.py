@@ -92,7 +92,8 @@ def follow_up(
     annotated: AnnotateResult | None = None
     summarized = False
     if summarize is not None or annotate is not None:
-        usable = store if not problems else None
+        # the summary alone never opens a store that neither recording nor the tickets use
+        usable = store if not problems and (record or annotate is not None) else None
         try:
             with store_reads(report, store=usable, record=record, now=now) as reads:
                 since = reads.since

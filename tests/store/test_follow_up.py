@@ -176,3 +176,34 @@ def test_without_a_store_the_tickets_get_no_history(sample_report: Report) -> No
     done = _run(sample_report, steps, check=steps.check(ExitCode.CHECK_FAILED), annotate=steps.annotate)
     assert steps.order == ["write", "check", "annotate"] and steps.histories == [None]
     assert done.code is ExitCode.CHECK_FAILED
+
+
+def test_the_summary_gets_what_changed_after_recording_and_before_the_tickets(
+    store_location: str, sample_report: Report, tmp_path: Path
+) -> None:
+    steps = Steps()
+    summaries: list[SinceLastRun | None] = []
+
+    def summarize(_report: Report, since: SinceLastRun | None) -> None:
+        steps.order.append("summarize")
+        summaries.append(since)
+
+    opener = _opener(store_location, tmp_path, steps)
+    done = follow_up(
+        sample_report,
+        write=steps.write,
+        check=steps.check(ExitCode.OK),
+        store=opener,
+        record=True,
+        summarize=summarize,
+        annotate=steps.annotate,
+    )
+    assert steps.order == ["write", "check", "open create", "open create", "summarize", "annotate"]
+    [since] = summaries
+    assert since is not None and since.previous is None and done.since == since  # computed once, shared
+    steps.order.clear()
+    alone = follow_up(
+        sample_report, write=steps.write, check=steps.check(ExitCode.OK), store=opener, summarize=summarize
+    )
+    assert steps.order == ["write", "check", "summarize"]  # the summary alone never opens the store
+    assert summaries[-1] is None and alone.since is None
