@@ -109,6 +109,7 @@ def fetch_command(
                 ("--record", store_settings.record),
                 ("--format", settings.output_format != "text"),
                 ("--output", settings.output is not None),
+                ("--summary-output", settings.summary_output is not None),
                 ("--fail-on", bool(settings.fail_on)),
             )
             if given
