@@ -137,7 +137,7 @@ def test_fetch_a_run_as_markdown_groups_tests_per_job(github: FakeGitHub) -> Non
     )
     vllm, sglang, trtllm = (markdown.index(f"/job/{job}) —") for job in (VLLM_JOB, SGLANG_JOB, LOG_ONLY_JOB))
     assert vllm < sglang < trtllm < markdown.index("### Problems")
-    assert "#### GPU already in use" in markdown
+    assert "<summary><b>GPU already in use: vLLM&#x27;s startup free-memory check failed</b>" in markdown
     _assert_no_secrets(markdown, result.stderr)
 
 

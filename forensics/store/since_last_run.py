@@ -113,7 +113,9 @@ def since_last_run(
         return None
     filters = Filters(repository=record.repository, workflow=record.workflow, branch=record.branch)
     everything = queries.runs(store, filters)
-    this = next(run for run in everything if run.pk == pk)
+    this = next((run for run in everything if run.pk == pk), None)
+    if this is None:  # recorded by an older ci-forensics with a time no date can hold (queries.VALID_TIME)
+        return None
     # as of this run: a later night already recorded does not count (a re-run of an old night)
     series = [run for run in everything if (run.at, run.pk) <= (this.at, this.pk)]
     by_pk = {run.pk: run for run in series}
