@@ -28,7 +28,7 @@ from forensics.store.since_last_run import SinceLastRun, since_last_run
 from forensics.store.writer import record_report
 from tests.fakes.github_comments import TOKEN, running_github_comments
 from tests.fakes.jira import API_TOKEN, EMAIL, running_jira
-from tests.fakes.linear import running_linear
+from tests.fakes.linear import linear_schema, running_linear
 from tests.store.nightly import REPOSITORY, START, nightly, run_url
 
 SEED_KEY = "vllm.startup-free-memory"
@@ -150,15 +150,16 @@ def test_ticket_comments_say_what_changed_on_every_tracker_and_stay_idempotent(n
     report, since = nights.reports[7], nights.since(7)
     secret = "s3cr3t-linear-key-value"
     redactor = Redactor(secrets=(secret,))
+    linear_schema()  # built once per session: not inside the first request's timeout
     with running_linear() as linear, running_github_comments() as github, running_jira() as jira:
         linear.add_issue("OPS-4445")
         github.add_issue("ai-dynamo/dynamo", 8443)
         jira.add_issue("INFRA-12")
         clients = (
-            LinearClient(api_key=linear.api_key, base_url=linear.url, timeout=5, retry=FAST),
-            JiraClient(base_url=jira.url, email=EMAIL, api_token=API_TOKEN, timeout=5, retry=FAST),
+            LinearClient(api_key=linear.api_key, base_url=linear.url, timeout=20, retry=FAST),
+            JiraClient(base_url=jira.url, email=EMAIL, api_token=API_TOKEN, timeout=20, retry=FAST),
         )
-        github_sink = GitHubCommentSink.connect(token=TOKEN, base_url=github.url, timeout=5, retry=FAST)
+        github_sink = GitHubCommentSink.connect(token=TOKEN, base_url=github.url, timeout=20, retry=FAST)
         sinks = {
             "linear": LinearCommentSink(clients[0]),
             "github": github_sink,
@@ -246,3 +247,35 @@ def test_analyze_record_writes_a_summary_with_the_changes_and_without_a_store_no
     )
     assert "a local run (" in top
     assert "| new |" in night2  # the overview marks the new cause
+
+
+def test_annotate_shows_the_section_when_its_store_holds_the_run(tmp_path: Path) -> None:
+    store, report = tmp_path / "history.sqlite3", tmp_path / "report.json"
+    runner = CliRunner()
+    recorded = runner.invoke(
+        main,
+        ["analyze", "--demo", "--record", "--store", str(store), "--format", "json", "-o", str(report)],
+        catch_exceptions=False,
+    )
+    assert recorded.exit_code == 0, recorded.output
+    with_store = runner.invoke(main, ["annotate", str(report), "--dry-run", "--store", str(store)])
+    assert with_store.exit_code == 0, with_store.output
+    assert "#### Since the last run\n\nFirst recorded run of this workflow and branch" in with_store.output
+    without = runner.invoke(main, ["annotate", str(report), "--dry-run"])
+    assert without.exit_code == 0 and "Since the last run" not in without.output
+
+
+def test_render_caps_the_markdown_it_writes(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    runner = CliRunner()
+    assert runner.invoke(main, ["analyze", "--demo", "--format", "json", "-o", str(report)]).exit_code == 0
+    small = runner.invoke(
+        main, ["render", str(report), "--format", "markdown", "--summary-max-bytes", "5KiB"]
+    )
+    assert small.exit_code == 0
+    assert len(small.stdout.encode()) <= 5 * 1024 + 1  # and the newline the console ends with
+    assert "_Left out to stay under 5 KiB (GitHub's limit for a step summary is 1 MiB):" in small.stdout
+    whole = runner.invoke(main, ["render", str(report), "--format", "markdown"])
+    assert "Left out" not in whole.stdout and whole.stdout.count("<details>") == 5
+    bad = runner.invoke(main, ["render", str(report), "--format", "markdown", "--summary-max-bytes", "lots"])
+    assert bad.exit_code == 2 and "is not a size like 512MiB or 2G" in bad.output
