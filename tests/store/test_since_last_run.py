@@ -3,6 +3,7 @@ run, over simulated nights — in the answer, the step summary and the ticket co
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -150,6 +151,10 @@ def test_ticket_comments_say_what_changed_on_every_tracker_and_stay_idempotent(n
     report, since = nights.reports[7], nights.since(7)
     secret = "s3cr3t-linear-key-value"
     redactor = Redactor(secrets=(secret,))
+    # a title the store kept from an older, unredacted recording: the comment redacts it again
+    since = dataclasses.replace(
+        since, changes=tuple(dataclasses.replace(c, title=f"{c.title} {secret}") for c in since.changes)
+    )
     linear_schema()  # built once per session: not inside the first request's timeout
     with running_linear() as linear, running_github_comments() as github, running_jira() as jira:
         linear.add_issue("OPS-4445")
@@ -200,8 +205,9 @@ def test_ticket_comments_say_what_changed_on_every_tracker_and_stay_idempotent(n
         assert f"[run 9000000]({run_url(9_000_000)})" in since_part  # first seen on night 0
         assert f"https://github.com/{REPOSITORY}/compare/{9_000_006:040x}...{9_000_007:040x}" in since_part
         assert "hf.gated-repo" not in since_part and "Hugging Face" not in since_part  # not this ticket's
-        assert secret not in body
+        assert secret not in body and "free-memory check failed \\[REDACTED\\]" in since_part
     assert "Since the last run" in jira_body and "Returning:" in jira_body and "Hugging Face" in jira_body
+    assert secret not in jira_body and "check failed [REDACTED]" in jira_body
     assert "New unexplained failure" not in jira_body and "KeyError" in jira_body  # returning, not new
 
 
