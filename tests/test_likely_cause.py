@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from forensics.engine.likely import (
-    LikelyReason,
-    decoded_lines,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
+from forensics.engine.likely import LikelyReason, pick_likely_cause
+from forensics.engine.likely_reader import decoded_lines, pick_likely_cause_in_blocks
 from forensics.model import LIKELY_CAUSE_LABEL
 from forensics.render.github import render_github
 from forensics.render.json_report import render_json

@@ -17,13 +17,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, TypeVar
 
-from forensics.engine.likely import (
-    FATAL_REASONS,
-    LikelyLine,
-    LikelyReason,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
+from forensics.engine.likely import FATAL_REASONS, LikelyLine, LikelyReason, pick_likely_cause
+from forensics.engine.likely_reader import pick_likely_cause_in_blocks
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
