@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -171,6 +171,7 @@ class Fingerprint:
 
 
 LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a pointer, never a root cause
+REDACTED = "[REDACTED]"  # what a secret becomes in every output, the store and ticket comments
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +325,9 @@ class Report:
     problems: tuple[Problem, ...]
     rules_loaded: int = 0
     context: RunContext | None = None
+    # Set by `report.redact.redact_report` alone: every string has passed a redactor. The store records only
+    # such a report (it never redacts itself), so a caller that forgot fails loudly instead of storing a secret.
+    redacted: bool = field(default=False, compare=False)
 
     @property
     def failing(self) -> tuple[Verdict, ...]:

@@ -61,6 +61,49 @@ def test_the_layers_hold() -> None:
     assert checked.returncode == 0, checked.stdout[-4000:]
 
 
+# Packages that work on a finished Report (or on a stream they are handed) and never touch a file: the
+# import-linter contract keeps them from importing the input readers; this keeps them from doing it themselves.
+_NO_FILE_ACCESS = (
+    "forensics.annotate",
+    "forensics.engine",
+    "forensics.render",
+    "forensics.sinks",
+    "forensics.store",
+    "forensics.usecases",
+)
+_FILE_CALLS = {
+    "open", "stat", "lstat", "fstat", "scandir", "listdir", "walk", "iterdir", "glob", "rglob",
+    "read_bytes", "read_text", "getsize", "getmtime", "exists", "isfile", "isdir", "is_file", "is_dir",
+    "ZipFile", "is_zipfile", "TarFile",
+}  # fmt: skip
+_OWN_FILES = {"forensics.store.sqlite"}  # the store's own database file, never an input
+
+
+def _file_calls(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in _FILE_CALLS:
+                found.append(f"{name}() at line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize(
+    ("module", "path"),
+    [
+        (name, path)
+        for name, path in _modules()
+        if name.startswith(_NO_FILE_ACCESS) and name not in _OWN_FILES
+    ],
+    ids=[name for name, _ in _modules() if name.startswith(_NO_FILE_ACCESS) and name not in _OWN_FILES],
+)
+def test_stages_after_the_report_open_no_file(module: str, path: Path) -> None:
+    """No module outside inputs/ and report/ opens an input: the store, renderers, sinks, annotate, the use cases
+    and the engine (which reads the streams it is handed) take what `analyze` put on the Report."""
+    assert _file_calls(path) == [], f"{module} touches files"
+
+
 def test_analyze_loads_no_http_client_or_database_driver() -> None:
     """`analyze` starts fast: the CLI imports a command's module only when it runs (0.1 s, not 0.3 s)."""
     code = (

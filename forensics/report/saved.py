@@ -15,7 +15,6 @@ from typing import Any
 
 from forensics.errors import ResultsError
 from forensics.inputs.archive import open_regular
-from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 from forensics.model import (
     Category,
     EnvironmentFacts,
@@ -40,6 +39,7 @@ from forensics.model import (
     Verdict,
 )
 from forensics.report.evidence import MAX_WINDOW_BYTES
+from forensics.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 
 _HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
 MAX_REPORT_BYTES = 512 * 1024 * 1024
@@ -63,6 +63,16 @@ def load_saved_report(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPO
     if not isinstance(document, dict) or not str(document.get("schema_version", "")).startswith("1."):
         raise ResultsError(f"'{path}' is not a ci-forensics JSON report (schema 1.x)", hint=_HINT)
     return document
+
+
+def saved_report_at(path: str) -> dict[str, Any] | None:
+    """The saved JSON report at `path`, or None when it is not one (then it is read as results or a log)."""
+    if not path.endswith(".json") or not Path(path).is_file():
+        return None
+    try:
+        return load_saved_report(Path(path))
+    except ResultsError:
+        return None
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
