@@ -174,11 +174,25 @@ LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a po
 REDACTED = "[REDACTED]"  # what a secret becomes in every output, the store and ticket comments
 
 
+class LikelyReason(StrEnum):
+    """Why the likely-cause picker (engine/likely.py) chose a line; shown as it is worded here."""
+
+    EXCEPTION = "deepest exception of the first fatal traceback"
+    EXCEPTION_LINE = "first exception line"
+    CPP_EXCEPTION = "uncaught C++ exception"
+    PANIC = "panic"
+    FATAL_PYTHON = "fatal Python error"
+    SIGNAL = "fatal signal"
+    ERROR_LINE = "first error line"
+    FAILURE_LINE = "first line that reports a failure"
+    WRAPPER = "wrapper error (nothing deeper in the log)"
+
+
 @dataclass(frozen=True, slots=True)
 class LikelyCause:
     """For a failure no rule explains: the line most likely to hold its cause. A pointer, never a root cause."""
 
-    reason: str  # why this line: "deepest exception of the first fatal traceback", "panic", "fatal signal", …
+    reason: LikelyReason
     evidence: Evidence
 
 
@@ -241,7 +255,7 @@ class Group:
     kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
-    category: str
+    category: Category | None  # the rule's; None for an unexplained group
     test_uuids: tuple[str, ...]
 
 

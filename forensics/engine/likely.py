@@ -16,32 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 import regex
 
 from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
-from forensics.model import ExcerptLine
+from forensics.model import ExcerptLine, LikelyReason
 
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
 TRACEBACK_SPAN = 400  # lines a traceback may take before it is given up as cut
-
-
-class LikelyReason(StrEnum):
-    """Why the picker chose a line."""
-
-    EXCEPTION = "deepest exception of the first fatal traceback"
-    EXCEPTION_LINE = "first exception line"
-    CPP_EXCEPTION = "uncaught C++ exception"
-    PANIC = "panic"
-    FATAL_PYTHON = "fatal Python error"
-    SIGNAL = "fatal signal"
-    ERROR_LINE = "first error line"
-    FAILURE_LINE = "first line that reports a failure"
-    WRAPPER = "wrapper error (nothing deeper in the log)"
 
 
 FATAL_REASONS = frozenset(

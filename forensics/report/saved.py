@@ -27,6 +27,7 @@ from forensics.model import (
     InputInfo,
     JobContext,
     LikelyCause,
+    LikelyReason,
     Link,
     LogRef,
     Problem,
@@ -125,7 +126,7 @@ def report_from_dict(document: dict[str, Any]) -> Report:
                 kind=group["kind"],
                 key=group["key"],
                 title=group["title"],
-                category=group.get("category") or "",
+                category=_group_category(group.get("category")),
                 test_uuids=tuple(uuid for uuid in group["tests"] if uuid in known),
             )
             for group in document.get("groups", [])
@@ -239,9 +240,14 @@ def _window(data: Any) -> EvidenceWindow | None:
 
 def _likely_cause(data: Any) -> LikelyCause | None:
     """The likely cause of an unexplained test (schema 1.2); None in older reports."""
-    if not isinstance(data, dict) or not isinstance(data.get("evidence"), dict):
-        return None
-    return LikelyCause(reason=str(data.get("reason", "")), evidence=_evidence(data["evidence"]))
+    known = {reason.value for reason in LikelyReason}
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("evidence"), dict)
+        or data.get("reason") not in known
+    ):
+        return None  # a reason this version does not word: the pointer is not shown rather than misnamed
+    return LikelyCause(reason=LikelyReason(data["reason"]), evidence=_evidence(data["evidence"]))
 
 
 def _list(value: object) -> list[Any]:
@@ -307,3 +313,9 @@ def _problem(data: dict[str, Any]) -> Problem:
         severity=data.get("severity", "warning"),
         test=data.get("test") or "",
     )
+
+
+def _group_category(value: object) -> Category | None:
+    """A group's category as saved (null for an unexplained group); one this version does not know is none."""
+    known = {category.value for category in Category}
+    return Category(value) if isinstance(value, str) and value in known else None
