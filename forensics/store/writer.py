@@ -453,6 +453,22 @@ def record(store: Store, recording: Recording, *, now: datetime | None = None) -
     )
 
 
+def rewrite_finding(store: Store, test_pk: int, finding: FindingRecord) -> None:
+    """Replace one stored failing test's cause and finding (`reanalyze --apply`); its other rows stay."""
+    row = finding_row(test_pk, finding)
+    with store.transaction():
+        store.execute(
+            "UPDATE tests SET cause_kind = ?, cause_key = ? WHERE id = ?",
+            (finding.kind, finding.key, test_pk),
+        )
+        store.execute(
+            "UPDATE findings SET kind = ?, key = ?, title = ?, category = ?, summary = ?, advice = ?, fields = ?,"
+            " tickets = ?, symptoms = ?, attachment = ?, line = ?, text = ?, location = ?, excerpt = ?, masked = ?"
+            " WHERE test = ?",
+            (*row[1:], test_pk),
+        )
+
+
 def describe_run(run: RunRecord) -> str:
     """`github owner/name run 123 attempt 2`, or `local run 8c1e4d…` for a local analysis."""
     if run.provider == LOCAL_PROVIDER:

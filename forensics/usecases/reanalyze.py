@@ -34,7 +34,7 @@ from forensics.rules.model import RuleSet
 from forensics.store.answers import Move, MoveChange, MoveSource, Reanalysis, StoredFailure, stored_failures
 from forensics.store.base import Store
 from forensics.store.queries import Filters
-from forensics.store.writer import finding_of, finding_row
+from forensics.store.writer import finding_of, rewrite_finding
 
 
 def reanalyze(
@@ -210,15 +210,4 @@ def _apply(store: Store, failure: StoredFailure, verdict: Verdict) -> None:
     if finding is None:
         return
     finding = replace(finding, tickets=tuple(dict.fromkeys((*failure.tickets, *finding.tickets))))
-    row = finding_row(failure.test_pk, finding)
-    with store.transaction():
-        store.execute(
-            "UPDATE tests SET cause_kind = ?, cause_key = ? WHERE id = ?",
-            (finding.kind, finding.key, failure.test_pk),
-        )
-        store.execute(
-            "UPDATE findings SET kind = ?, key = ?, title = ?, category = ?, summary = ?, advice = ?, fields = ?,"
-            " tickets = ?, symptoms = ?, attachment = ?, line = ?, text = ?, location = ?, excerpt = ?, masked = ?"
-            " WHERE test = ?",
-            (*row[1:], failure.test_pk),
-        )
+    rewrite_finding(store, failure.test_pk, finding)
