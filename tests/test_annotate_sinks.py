@@ -36,7 +36,7 @@ from tests.fakes.github_comments import running_github_comments
 from tests.fakes.jira import adf_problems, running_jira
 from tests.fakes.linear import FakeLinear, linear_schema, running_linear
 from tests.fakes.server import Reply
-from tests.test_annotate import RUN_ID, many_failures, sample_report, with_run
+from tests.support.nightly_report import RUN_ID, many_failures, sample_report, with_run
 
 FAST = RetryPolicy(attempts=3, backoff=0.01, max_backoff=0.02, max_rate_limit_wait=2.0)
 PEOPLE = (
