@@ -20,8 +20,8 @@ import regex
 
 from forensics.inputs.archive import Archive, parent_dir
 from forensics.inputs.tickets import merge_tickets, tickets_from_links, tickets_in_text
-from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, epoch_milliseconds, text_of
 from forensics.model import Link, LogRef, Problem, Status, TestCase, Ticket
+from forensics.values import MAX_TEXT_CHARS, BadValueError, epoch_milliseconds, text_of
 
 DEFAULT_LOG_ATTACHMENTS: tuple[str, ...] = ("bash.log.txt", "*.log.txt", "*.log", "stdout", "stderr", "log")
 MAX_JSON_BYTES = 16 * 1024 * 1024  # one result or container file; real ones are kilobytes
@@ -487,7 +487,7 @@ def _dicts(value: object) -> list[dict[str, Any]]:
 
 
 def _text(value: object) -> str:
-    """A name-like field as clean, bounded text (see inputs/values.py)."""
+    """A name-like field as clean, bounded text (see values.py)."""
     return text_of(value)
 
 

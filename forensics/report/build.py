@@ -10,7 +10,6 @@ from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive, open_regular
 from forensics.inputs.discover import Input, LogInput, discover, printable_path
-from forensics.inputs.values import clean_text
 from forensics.model import EnvironmentFacts, InputInfo, Problem, Report, Verdict
 from forensics.paths import PathArgument, path_strings
 from forensics.report.evidence import observe
@@ -20,6 +19,7 @@ from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
 from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
+from forensics.values import clean_text
 
 __all__ = ["AnalyzeOptions", "analyze", "analyze_source", "open_inputs"]
 

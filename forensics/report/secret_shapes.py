@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import regex
 
-REDACTED = "[REDACTED]"
 _NOT_REDACTED = r"(?!\[REDACTED\])"
 
 

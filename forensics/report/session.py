@@ -17,20 +17,15 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, TypeVar
 
-from forensics.engine.likely import (
-    FATAL_REASONS,
-    LikelyLine,
-    LikelyReason,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
+from forensics.engine.likely import FATAL_REASONS, LikelyLine, pick_likely_cause
+from forensics.engine.likely_reader import pick_likely_cause_in_blocks
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MESSAGE_RANK, read_allure
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
-from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
+from forensics.model import LikelyCause, LikelyReason, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
@@ -161,7 +156,7 @@ class InputSession:
             return verdict
         ref, picked = chosen
         evidence = ScannedLog(ref, self.scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
-        return replace(verdict, likely_cause=LikelyCause(reason=picked.reason.value, evidence=evidence))
+        return replace(verdict, likely_cause=LikelyCause(reason=picked.reason, evidence=evidence))
 
     def _likely_line(self, ref: LogRef) -> LikelyLine | None:
         """Read a log again, only as far as its first fatal event (within the size limit); cached per log."""
