@@ -21,6 +21,7 @@ import regex
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Evidence, EvidenceWindow, ExcerptLine, Fingerprint, Problem, Report, TestCase
 from forensics.report.evidence import trim_window
 from forensics.report.grouping import group_verdicts
@@ -34,7 +35,7 @@ from forensics.report.secret_shapes import (
 
 __all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report"]
 
-_SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
+_SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has

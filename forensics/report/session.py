@@ -7,13 +7,10 @@ archive afresh and sends back only the small `LogScan`.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, TypeVar
 
@@ -236,11 +233,16 @@ class InputSession:
     ) -> dict[tuple[str, str, str], _Result]:
         """`work` on each log in forked workers (biggest first); empty when forking does not pay or fails."""
         archive = self.item
-        if isinstance(archive, LogInput) or not _can_fork(self.options.jobs) or len(refs) < 2:
+        if isinstance(archive, LogInput) or self.options.jobs < 2 or len(refs) < 2:
             return {}
         sizes = {ref.key: _size(archive, ref.source) for ref in refs}
-        if sum(sizes.values()) < self.options.process_threshold:
+        if sum(sizes.values()) < self.options.process_threshold or not _can_fork(self.options.jobs):
             return {}
+        # imported only when forking pays: a small run never loads the process pool
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         ordered = sorted(refs, key=lambda ref: -sizes[ref.key])  # biggest first balances the workers
         _WORKER.clear()
         _WORKER.update(template=archive, compiled=self.compiled, limits=self.options.limits, **_WORKER_EXTRA)
@@ -343,6 +345,8 @@ def _bounded_blocks(stream: BinaryIO, limits: ScanLimits) -> Iterator[bytes]:
 
 def _can_fork(jobs: int) -> bool:
     """Fork only with more than one job, where fork exists, and with no other thread alive to copy."""
+    import multiprocessing
+
     return jobs > 1 and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 

@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import regex
 
 from forensics.errors import RulesError
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.cache import PackCache, default_cache_dir, pack_key
@@ -16,7 +17,7 @@ from forensics.rules.expressions import Expression
 from forensics.rules.model import Example, Rule, RulePattern, RuleProblem, RuleSet
 from forensics.rules.template import Template
 
-_ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
+_ID = LazyRegex(r"[a-z0-9][a-z0-9_.-]{0,99}")
 _KNOWN_KEYS = {
     "id",
     "title",
