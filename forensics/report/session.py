@@ -12,15 +12,8 @@ import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from forensics.engine.likely import (
-    FATAL_REASONS,
-    LikelyLine,
-    LikelyReason,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -29,6 +22,9 @@ from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
 from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
+
+if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained
+    from forensics.engine.likely import LikelyLine
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
 _Result = TypeVar("_Result")
@@ -142,6 +138,8 @@ class InputSession:
     def _with_likely_cause(self, verdict: Verdict) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
+        from forensics.engine.likely import FATAL_REASONS, LikelyReason
+
         chosen: tuple[LogRef, LikelyLine] | None = None
         for ref in sorted(_all_logs(verdict.test), key=lambda ref: ref.rank):
             picked = self._likely_line(ref)
@@ -164,6 +162,8 @@ class InputSession:
         """Read a log again, only as far as its first fatal event (within the size limit); cached per log."""
         if ref.key in self.likely:
             return self.likely[ref.key]
+        from forensics.engine.likely import pick_likely_cause
+
         is_wrapper = self._wrapper_test()
         picked: LikelyLine | None = None
         if ref.inline_text is not None:
@@ -323,6 +323,8 @@ def _read_likely(
     open_log: Callable[[], BinaryIO], limits: ScanLimits, is_wrapper: Callable[[str], bool]
 ) -> LikelyLine | None:
     """A log's likely cause, read within the size limit: in this process or a worker, the same reading."""
+    from forensics.engine.likely import pick_likely_cause_in_blocks
+
     try:
         with open_log() as stream:
             return pick_likely_cause_in_blocks(

@@ -3,8 +3,10 @@
 The key is a hash of the tool version, this file's format number, and every rule file's path and bytes: any
 edit, an added or removed file, or another ci-forensics version misses, and a miss validates the pack in full
 (a bad rule is still an error naming file, rule id and field). An entry holds the validated rules as JSON
-(never pickle: a cache file is data, not code) with each pattern's required literals, so a hit parses no
-pattern either. A cache that cannot be read or does not parse is ignored and rewritten.
+(never pickle: a cache file is data, not code) with each pattern's required literals and each summary
+template already split into its parts, so a hit parses no pattern or template either (a hit's cost is reading
+the files, one JSON parse and building the rule objects). A cache that cannot be read or does not parse is
+ignored and rewritten.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from forensics.model import Category, RuleKind
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, remember_literals, required_literals
 from forensics.rules.model import Example, Rule, RulePattern
-from forensics.rules.template import Template
+from forensics.rules.template import Placeholder, Template
 from forensics.version import __version__
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: summaries are kept parsed, so a hit runs no template pattern either
 MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
 _ROLES = ("patterns", "requires", "excludes", "context")
 
@@ -36,7 +38,7 @@ def default_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("ci-forensics")) / "rules"
 
 
-def pack_key(files: Sequence[tuple[Path, bytes]]) -> str:
+def pack_key(files: Sequence[tuple[str | Path, bytes]]) -> str:
     """The hash naming one pack: tool version, cache format, each file's path and bytes (lengths delimit)."""
     digest = hashlib.sha256(f"ci-forensics {__version__} rules-cache {CACHE_FORMAT}\n".encode())
     for path, content in files:
@@ -75,8 +77,10 @@ class PackCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(prefix=".pack-", suffix=".tmp", dir=self.directory)
             try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    json.dump(document, stream, separators=(",", ":"))
+                with os.fdopen(
+                    handle, "w", encoding="utf-8"
+                ) as stream:  # dumps: json.dump never uses the C encoder
+                    stream.write(json.dumps(document, separators=(",", ":")))
                 os.replace(temporary, self.directory / f"{key}.json")
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)
@@ -98,7 +102,7 @@ def _rule_to_json(rule: Rule) -> dict[str, Any]:
         "title": rule.title,
         "category": rule.category.value,
         "kind": rule.kind.value,
-        "summary": rule.summary.source,
+        "summary": _template_to_json(rule.summary),
         "advice": rule.advice,
         "priority": rule.priority,
         "general": rule.general,
@@ -126,6 +130,21 @@ def _pattern_to_json(pattern: RulePattern, ignore_case: bool) -> dict[str, Any]:
     }
 
 
+def _template_to_json(template: Template) -> dict[str, Any]:
+    parts = [
+        part if isinstance(part, str) else [part.name, part.spec, part.fallback] for part in template.parts
+    ]
+    return {"source": template.source, "parts": parts}
+
+
+def _template_from_json(item: dict[str, Any]) -> Template:
+    parts = tuple(
+        part if isinstance(part, str) else Placeholder(str(part[0]), str(part[1]), part[2])
+        for part in item["parts"]
+    )
+    return Template(source=str(item["source"]), parts=parts)
+
+
 def _example_to_json(example: Example) -> dict[str, Any]:
     return {"text": example.text, "source": example.source, "fields": [list(item) for item in example.fields]}
 
@@ -139,7 +158,7 @@ def _rule_from_json(entry: dict[str, Any]) -> Rule:
         category=Category(entry["category"]),
         kind=RuleKind(entry["kind"]),
         patterns=patterns["patterns"],
-        summary=Template.parse(entry["summary"]),
+        summary=_template_from_json(entry["summary"]),
         advice=entry["advice"],
         priority=int(entry["priority"]),
         general=bool(entry["general"]),
