@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 import regex
 
-from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
+from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
 
 EXCERPT_BEFORE = 3

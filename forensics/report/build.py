@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
@@ -18,8 +19,10 @@ from forensics.report.identity import input_identity
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
-from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
 from forensics.values import clean_text
+
+if TYPE_CHECKING:  # the download side: a local analyze never loads it
+    from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
 
 __all__ = ["AnalyzeOptions", "analyze", "analyze_source", "open_inputs"]
 

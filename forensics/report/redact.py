@@ -22,6 +22,7 @@ import regex
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
+from forensics.lazy_regex import LazyRegex
 from forensics.model import (
     REDACTED,
     Evidence,
@@ -38,7 +39,7 @@ from forensics.report.secret_shapes import PEM_BLOCK_END, PEM_BLOCK_START, PEM_B
 
 __all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report"]
 
-_SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
+_SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
