@@ -125,7 +125,7 @@ def _overview_header(since: SinceLastRun | None) -> str:
 def _overview_row(group: Group, members: list[Verdict], since: SinceLastRun | None) -> str:
     if group.kind == "cause":
         name = f"{prose(group.title)} ({table_code(group.key)})"
-        category = plain(group.category)
+        category = plain(group.category.value if group.category else "")
     else:
         name = f"Unexplained: {table_code(_cut(group.title, _MAX_TITLE_IN_TABLE))}"
         category = "—"
@@ -224,7 +224,8 @@ def _group_details(group: Group, members: list[Verdict], *, rank: int, since: Si
     status = since.status_of(group.key) if since is not None else None
     count = plural(len(members), "test")
     if group.kind == "cause":
-        label = f"<b>{_html(group.title)}</b> — {count} · {_html(group.category)}"
+        category = group.category.value if group.category else ""
+        label = f"<b>{_html(group.title)}</b> — {count} · {_html(category)}"
     else:
         label = f"<b>Unexplained</b> — {count}: <code>{_html(_cut(group.title, _MAX_TITLE_IN_TABLE))}</code>"
     if status is not None:
