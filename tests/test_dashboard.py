@@ -15,8 +15,9 @@ import pytest
 
 from forensics.dashboard import build_site, write_dashboard
 from forensics.dashboard.chart import OTHER, UNEXPLAINED, plan_series
+from forensics.dashboard.document import parse
 from forensics.dashboard.markup import Html, external_url, tag
-from forensics.dashboard.parse import parse_dashboard
+from forensics.dashboard.site import write_scoped_dashboards
 from forensics.dashboard.slugs import slugify, unique_slugs
 from forensics.dashboard.wording import headline, percent
 from forensics.errors import ResultsError
@@ -163,11 +164,9 @@ def test_percent_never_rounds_to_all_or_nothing(share: float, shown: str) -> Non
 
 
 def test_headline_without_failures(document: dict[str, Any]) -> None:
-    dashboard = parse_dashboard(empty_document(days=7))
+    dashboard = parse(empty_document(days=7))
     assert headline(dashboard.totals, dashboard.window_days) == "No failures over the last 7 days"
-    one_day = parse_dashboard(
-        {**empty_document(days=1), "totals": {**document["totals"], "explained_share": None}}
-    )
+    one_day = parse({**empty_document(days=1), "totals": {**document["totals"], "explained_share": None}})
     assert headline(one_day.totals, 1) == "88% of failures explained over the last day (51 of 58)"
 
 
@@ -292,22 +291,37 @@ def test_rare_causes_fold_into_other_causes(document: dict[str, Any]) -> None:
         crowded["causes"].append({**copy.deepcopy(template), "key": key, "title": f"Rare cause {number}"})
         crowded["days"][number]["by_cause"][key] = 1
         crowded["days"][number]["failures"] += 1
-    dashboard = parse_dashboard(crowded)
+    dashboard = parse(crowded)
     series = plan_series(dashboard)
     assert [one.key for one in series][-2:] == [OTHER, UNEXPLAINED]
     assert len(series) == 8 + 2
+    assert series[-2].label == "Other causes (6)"  # 4 causes of the document and 10 rare ones, 8 drawn
     assert series[0].key == SEED_KEY
     colours = [one.colour for one in series[:-2]]
     assert len(set(colours)) == len(colours)
     site = build_site(crowded)
     index = dict(site.files)["index.html"]
     other_bars = re.findall(r'<rect[^>]*data-series="other"[^>]*><title>([^<]*)</title>', index)
-    assert other_bars and all("Other causes" in title for title in other_bars)
+    assert other_bars and all("Other causes (6)" in title for title in other_bars)
+    assert "Other causes (6)</li>" in index  # the legend says how many the fold holds
     assert any("Rare cause" in title for title in other_bars)
     per_day = defaultdict(int)
     for date, bars in re.findall(r'data-date="([\d-]+)" data-total="\d+">(.*?)</g>', index, re.S):
         per_day[date] = sum(int(count) for count in re.findall(r'data-count="(\d+)"', bars))
     assert [per_day[day["date"]] for day in crowded["days"]] == [day["failures"] for day in crowded["days"]]
+
+
+def test_a_tail_of_one_cause_is_drawn_as_itself_not_folded(document: dict[str, Any]) -> None:
+    crowded = copy.deepcopy(document)
+    template = crowded["causes"][1]
+    for number in range(5):  # 4 + 5 = 9 causes in the window, one more than the 8 the chart names
+        key = f"rare.cause-{number}"
+        crowded["causes"].append({**copy.deepcopy(template), "key": key, "title": f"Rare cause {number}"})
+        crowded["days"][number]["by_cause"][key] = 1
+        crowded["days"][number]["failures"] += 1
+    series = plan_series(parse(crowded))
+    assert OTHER not in [one.key for one in series]
+    assert len(series) == 9 + 1 and len({one.colour for one in series[:-1]}) == 9
 
 
 def test_failures_the_store_did_not_attribute_still_count_in_the_bar(document: dict[str, Any]) -> None:
@@ -372,6 +386,20 @@ def test_a_rebuild_removes_pages_of_gone_causes_and_leaves_other_files(
     assert not (tmp_path / "causes" / f"{STALE_KEY}.html").exists()
     assert (tmp_path / "causes" / f"{SEED_KEY}.html").is_file()
     assert mine.read_text() == "<!doctype html><p>my own notes</p>"
+
+
+def test_a_site_of_several_scopes_drops_the_pages_of_a_scope_that_is_gone(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    written = write_scoped_dashboards([("All workflows", document), ("Nightly CI", document)], tmp_path)
+    scope_index = tmp_path / "scopes" / "nightly-ci" / "index.html"
+    assert scope_index in written and (tmp_path / "scopes" / "nightly-ci" / "data.json").is_file()
+    assert 'href="scopes/nightly-ci/index.html"' in (tmp_path / "index.html").read_text()
+    assert 'href="../../index.html"' in scope_index.read_text()
+    write_scoped_dashboards([("All workflows", document)], tmp_path)
+    assert not scope_index.exists()
+    assert not list((tmp_path / "scopes" / "nightly-ci" / "causes").glob("*.html"))
+    assert 'class="scopes"' not in (tmp_path / "index.html").read_text()  # one scope: no switcher
 
 
 def test_keys_that_collide_after_slugging_get_separate_pages(
@@ -451,22 +479,22 @@ def test_documents_that_do_not_fit_the_schema_are_errors_naming_the_field(docume
     missing = copy.deepcopy(document)
     del missing["causes"][2]["counts"]["7d"]
     with pytest.raises(ResultsError, match=r"causes\[2\]\.counts has no '7d'") as caught:
-        parse_dashboard(missing, source="site/data.json")
+        parse(missing, source="site/data.json")
     assert str(caught.value).startswith("site/data.json:") and "dashboard_data" in caught.value.hint
     wrong_type = copy.deepcopy(document)
     wrong_type["days"][3]["failures"] = "4"
     with pytest.raises(ResultsError, match=r"days\[3\]\.failures should be an integer"):
-        parse_dashboard(wrong_type)
+        parse(wrong_type)
     with pytest.raises(ResultsError, match=r"schema_version 2\.0 is not supported"):
-        parse_dashboard({**document, "schema_version": "2.0"})
+        parse({**document, "schema_version": "2.0"})
     twice = copy.deepcopy(document)
     twice["causes"].append(copy.deepcopy(twice["causes"][0]))
     with pytest.raises(ResultsError, match=f"'{SEED_KEY}' appears twice"):
-        parse_dashboard(twice)
+        parse(twice)
     bad_time = copy.deepcopy(document)
     bad_time["causes"][0]["last_seen"]["at"] = "yesterday"
     with pytest.raises(ResultsError, match=r"causes\[0\]\.last_seen\.at 'yesterday' is not an ISO 8601 time"):
-        parse_dashboard(bad_time)
+        parse(bad_time)
 
 
 def test_a_later_minor_version_with_new_fields_still_renders(document: dict[str, Any]) -> None:
@@ -493,3 +521,18 @@ def test_evidence_without_a_log_line_shows_the_message_and_no_evidence_is_no_exc
     assert "line 0" not in page.text
     assert site[f"causes/{TIMEOUT_KEY}.html"].count('class="excerpt"') == 1
     assert site[f"causes/{TIMEOUT_KEY}.html"].count('class="example"') == 2
+
+
+def test_tickets_are_the_models_tickets_with_their_tracker(document: dict[str, Any]) -> None:
+    changed = copy.deepcopy(document)
+    changed["causes"][0]["tickets"] += [
+        {"key": "INFRA-12", "url": "https://acme.atlassian.net/browse/INFRA-12"},
+        {"key": "#77", "url": ""},
+    ]
+    seed = parse(changed).causes[0]
+    assert [(ticket.system, ticket.key) for ticket in seed.tickets] == [
+        ("linear", "OPS-4445"),
+        ("github", "ai-dynamo/dynamo#8443"),
+        ("jira", "INFRA-12"),
+        ("github", "#77"),
+    ]

@@ -42,7 +42,7 @@ def test_dashboard_from_the_history_store(tmp_path: Path, history: Path) -> None
     assert f"Read the history store {history} (last 30 days); wrote" in result.output
     assert f"{out / 'index.html'}\n" in result.output and f"{out / 'data.json'}\n" in result.output
     document = json.loads((out / "data.json").read_text(encoding="utf-8"))
-    assert document["schema_version"] == "1.0" and document["window_days"] == 30
+    assert document["schema_version"] == "1.1" and document["window_days"] == 30
     pages = sorted((out / "causes").glob("*.html"))
     assert len(pages) == len(document["causes"]) > 1
     assert f"causes/: {len(pages)} cause pages" in result.output
@@ -106,7 +106,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     )
     assert both.exit_code == 2 and "give --store or --data, not both" in both.output
     days = _run("dashboard", "--data", str(data), "--days", "7", "--out", str(tmp_path / "site"))
-    assert days.exit_code == 2 and "--days applies to --store" in days.output
+    assert days.exit_code == 2 and "apply to --store" in days.output
+    for option in (("--workflow", "Nightly"), ("--split-by", "workflow")):
+        scoped = _run("dashboard", "--data", str(data), *option, "--out", str(tmp_path / "site"))
+        assert scoped.exit_code == 2 and "has its window and scope already" in scoped.output
     assert _run("dashboard", "--out", str(tmp_path / "site"), "--days", "0").exit_code == 2
     assert not (tmp_path / "site").exists()
 

@@ -187,7 +187,10 @@ def annotate_command(
     Exit codes: 0 done, 1 error, 2 usage, 4 a ticket could not be annotated.
     """
     report = load_report(report_path)
-    with StoreSettings(record=False, location=store_location).reads_for(report) as reads:
+    from forensics.usecases.follow_up import store_reads
+
+    store = StoreSettings(record=False, location=store_location)
+    with store_reads(report, store=store.open if store.in_use else None, record=False) as reads:
         result = annotation.run(report, dry_run=dry_run, history=reads.history, since=reads.since)
     if output_format == "json":
         click.echo(json.dumps(result_to_dict(result), indent=2, ensure_ascii=False))

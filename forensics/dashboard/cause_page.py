@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 from forensics.dashboard.chart import Series, render_chart
-from forensics.dashboard.layout import Column, kind_badge, number_cell, page, sighting, sortable_table, time
+from forensics.dashboard.layout import (
+    Column,
+    ScopeSwitcher,
+    kind_badge,
+    number_cell,
+    page,
+    sighting,
+    sortable_table,
+    time,
+)
 from forensics.dashboard.markup import Content, Html, link, tag
-from forensics.dashboard.model import Cause, Dashboard, Evidence, Example
+from forensics.dashboard.model import Cause, Dashboard, Example
 from forensics.dashboard.wording import (
     capitalised,
     correlation,
     dimension_label,
     dimension_order,
     percent,
+    percent_of_runs,
     plural,
 )
+from forensics.model import Evidence
 
 ROOT = "../"
 _TESTS_SHOWN = 20
@@ -26,7 +37,9 @@ _ENVIRONMENT_COLUMNS = (
 )
 
 
-def render_cause_page(dashboard: Dashboard, cause: Cause, *, series: Series) -> str:
+def render_cause_page(
+    dashboard: Dashboard, cause: Cause, *, series: Series, switcher: ScopeSwitcher | None = None
+) -> str:
     """The page of one cause; `series` gives it the colour it has in the front page's chart."""
     body = [
         tag("p", tag("a", "← All causes", href=f"{ROOT}index.html#causes"), class_="back"),
@@ -39,7 +52,7 @@ def render_cause_page(dashboard: Dashboard, cause: Cause, *, series: Series) -> 
         _tickets(cause),
         _evidence(cause),
     ]
-    return page(title=cause.title, body=body, dashboard=dashboard, root=ROOT)
+    return page(title=cause.title, body=body, dashboard=dashboard, root=ROOT, switcher=switcher)
 
 
 def _title(cause: Cause) -> Html:
@@ -65,6 +78,8 @@ def _counts(cause: Cause) -> Html:
         ("In all", f"{counts.total:,}"),
         ("Tests", f"{len(cause.tests):,}"),
     ]
+    if cause.executed_share is not None:
+        stats.append(("Of the tests run", percent_of_runs(cause.executed_share)))
     return tag(
         "section",
         tag("h2", "How often", class_="visually-hidden", id="counts"),
@@ -124,15 +139,33 @@ def _advice(cause: Cause) -> Html:
 
 def _environment(cause: Cause) -> Html:
     heading = tag("h2", "Where it happens", id="environment")
-    if not cause.environment:
+    # A value every job of the scope had (the runner label `gpu` on every runner) says nothing about the cause.
+    informative = [share for share in cause.environment if share.run_share < 1]
+    everywhere = [
+        f"{dimension_label(share.dimension)} {share.value}"
+        for share in cause.environment
+        if share.run_share >= 1
+    ]
+    left_out = (
+        tag("p", "Every job had ", ", ".join(everywhere), ": not shown.", class_="muted")
+        if everywhere
+        else None
+    )
+    if not informative:
+        message = (
+            "Every job in this scope ran on the same runners and GPUs, so where it happens tells nothing."
+            if everywhere
+            else "No runner or GPU was recorded with these failures."
+        )
         return tag(
             "section",
             heading,
-            tag("p", "No runner or GPU was recorded with these failures.", class_="muted"),
+            tag("p", message, class_="muted"),
+            left_out,
             aria_labelledby="environment",
         )
     ordered = sorted(
-        cause.environment,
+        informative,
         key=lambda share: (-round(share.lift, 4), -share.hits, dimension_order(share.dimension), share.value),
     )
     strongest = ordered[0]
@@ -162,6 +195,7 @@ def _environment(cause: Cause) -> Html:
             rows=rows,
             table_id="environment-table",
         ),
+        left_out,
         aria_labelledby="environment",
     )
 

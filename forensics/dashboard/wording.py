@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from forensics.dashboard.model import EnvironmentShare, Totals
+from forensics.dashboard.model import Totals
+from forensics.store.answers import EnvironmentShare
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _DIMENSIONS = {
@@ -27,6 +28,15 @@ def percent(share: float) -> str:
     if share <= 0:
         return "0%"
     return f"{min(99, max(1, round(share * 100)))}%"
+
+
+def percent_of_runs(share: float) -> str:
+    """A small share with one decimal (`0.4%`), since a cause hits a few of thousands of tests run."""
+    if share <= 0:
+        return "0%"
+    if share >= 0.1:
+        return percent(share)
+    return f"{max(0.1, round(share * 100, 1)):.1f}%"
 
 
 def window(days: int) -> str:

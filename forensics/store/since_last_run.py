@@ -131,6 +131,7 @@ def since_last_run(
         counted[(hit.run_pk, hit.key)] += 1
     kinds = {hit.key: hit.kind for hit in hits}
     # on the series' first run everything would be "new": there is nothing to compare with yet
+    # on the series' first run everything would be "new": there is nothing to compare with yet
     wanted = [c for c in found.changes if c.status in ("new", "returning", "gone")] if previous else []
     sources = {c.key: (previous if c.status == "gone" else this) for c in wanted}
     findings = queries.findings(
@@ -150,7 +151,7 @@ def since_last_run(
                 status=change.status,  # type: ignore[arg-type]  # filtered to the three above
                 tests=counted[(source.pk, change.key)],
                 first_seen=sighting(first_seen[change.key]),
-                absent_runs=change.absent_runs if change.status == "returning" else None,
+                absent_runs=change.quiet_runs if change.status == "returning" else None,
                 commits=_commits(previous, this) if previous is not None else None,
                 tickets=tickets,
             )
