@@ -13,6 +13,8 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from itertools import pairwise
+from typing import Literal
 
 from forensics.model import GroupKind
 from forensics.store import queries
@@ -28,10 +30,14 @@ __all__ = [
     "DayTotals",
     "History",
     "Sighting",
+    "TestCell",
+    "TestHistory",
+    "TestStrip",
     "Window",
     "cause_stats",
     "history",
     "open_window",
+    "test_histories",
 ]
 
 
@@ -406,6 +412,160 @@ def _counts(hits: Sequence[HitRow]) -> dict[str, int]:
     for hit in hits:
         counts[hit.key] += 1
     return dict(counts)
+
+
+TestOutcome = Literal["passed", "failed", "unexplained", "skipped", "not-run"]
+"""One run of a test's strip: passed, failed with a cause, failed unexplained, skipped, or not run at all."""
+FLAKY_FLIPS = 3  # pass → fail → pass → fail (or the reverse): one failure among passes is not yet flaky
+
+
+@dataclass(frozen=True, slots=True)
+class TestCell:
+    """What one test did in one run of its series (its executions in every job of the run, combined)."""
+
+    __test__ = False  # not a pytest class
+
+    run: Sighting
+    outcome: TestOutcome  # a failing execution wins over a passing one, which wins over a skipped one
+    causes: tuple[str, ...]  # the cause keys or fingerprints of its failing executions
+    retried: bool  # it failed and then passed on a retry within the run
+
+
+@dataclass(frozen=True, slots=True)
+class TestStrip:
+    """A test's runs in one series (repository, workflow, branch) over the window, oldest first."""
+
+    __test__ = False
+
+    repository: str
+    workflow: str
+    branch: str
+    cells: tuple[TestCell, ...]
+
+    @property
+    def failing_since(self) -> Sighting | None:
+        """The first run of the failing streak its latest executed run is in; None when that run passed."""
+        since = None
+        for cell in reversed(self.cells):
+            if cell.outcome in ("skipped", "not-run"):
+                continue
+            if cell.outcome == "passed":
+                break
+            since = cell.run
+        return since
+
+
+@dataclass(frozen=True, slots=True)
+class TestHistory:
+    """One test that failed in the window: its run strips, causes, tickets and how often it flips."""
+
+    __test__ = False
+
+    name: str
+    strips: tuple[TestStrip, ...]
+    causes: tuple[tuple[str, int], ...]  # cause key → its failing runs in the window, most first
+    tickets: tuple[tuple[str, str], ...]  # (key, url) its failures linked to, most recent first
+    flips: int  # pass ↔ fail changes between consecutive executed runs (a passing retry counts one)
+    transitions: int  # the consecutive pairs those changes were counted over
+
+    @property
+    def flip_rate(self) -> float:
+        """Flips per consecutive pair of executed runs: 0 for a steady test, 1 for one that alternates."""
+        return round(self.flips / self.transitions, 4) if self.transitions else 0.0
+
+    @property
+    def flaky(self) -> bool:
+        """It flipped between pass and fail three times or more, or passed on a retry after failing."""
+        return self.flips >= FLAKY_FLIPS or any(cell.retried for strip in self.strips for cell in strip.cells)
+
+
+def test_histories(store: Store, window: Window) -> tuple[TestHistory, ...]:
+    """Every test that failed in the window, with a cell for each run of each series it belongs to.
+
+    A test belongs to a series when it ran (or was skipped) in at least one of the series' runs in the window;
+    a run of that series without it is "not run". Most failing runs first, then by name.
+    """
+    names = {hit.name for hit in window.window_hits}
+    if not names:
+        return ()
+    # The window's runs are already the selected ones: rows of other runs are dropped below.
+    rows = queries.outcomes(store, Filters(), names=names, since=window.start, until=window.as_of)
+    runs = sorted(window.window_runs, key=lambda run: (run.at, run.pk))
+    series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
+    for run in runs:
+        series[(run.repository, run.workflow, run.branch)].append(run)
+    per_test: dict[str, dict[int, list[queries.OutcomeRow]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row.run_pk in window.runs:
+            per_test[row.name][row.run_pk].append(row)
+    failing_pks = [row.test_pk for row in rows if row.failing and row.key is not None]
+    tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing_pks).items()}
+    histories = [_test_history(name, per_test[name], series, tickets_by_test) for name in sorted(per_test)]
+    return tuple(
+        sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), -test.flips, test.name))
+    )
+
+
+def _test_history(
+    name: str,
+    by_run: dict[int, list[queries.OutcomeRow]],
+    series: dict[tuple[str, str, str], list[RunRow]],
+    tickets_by_test: dict[int, tuple[tuple[str, str], ...]],
+) -> TestHistory:
+    strips = []
+    flips = transitions = 0
+    for (repository, workflow, branch), members in sorted(series.items()):
+        if not any(run.pk in by_run for run in members):
+            continue
+        cells = tuple(_cell(run, by_run.get(run.pk, [])) for run in members)
+        strips.append(TestStrip(repository=repository, workflow=workflow, branch=branch, cells=cells))
+        sequence: list[bool] = []  # True: failing
+        for cell in cells:
+            if cell.outcome in ("failed", "unexplained"):
+                sequence.append(True)
+            elif cell.outcome == "passed":
+                sequence += [True, False] if cell.retried else [False]
+        flips += sum(1 for before, after in pairwise(sequence) if before != after)
+        transitions += max(0, len(sequence) - 1)
+    causes: Counter[str] = Counter()
+    tickets: dict[str, str] = {}
+    for pk in sorted(by_run, reverse=True):  # the latest run first: its ticket URLs win
+        for row in by_run[pk]:
+            for key, url in tickets_by_test.get(row.test_pk, ()):
+                if not tickets.get(key):
+                    tickets[key] = url
+    for strip in strips:
+        for cell in strip.cells:
+            causes.update(cell.causes)
+    return TestHistory(
+        name=name,
+        strips=tuple(strips),
+        causes=tuple(sorted(causes.items(), key=lambda item: (-item[1], item[0]))),
+        tickets=tuple(tickets.items()),
+        flips=flips,
+        transitions=transitions,
+    )
+
+
+def _cell(run: RunRow, executions: Sequence[queries.OutcomeRow]) -> TestCell:
+    failing = [row for row in executions if row.failing]
+    passed = [row for row in executions if row.status == "passed"]
+    outcome: TestOutcome
+    if failing:
+        outcome = "failed" if any(row.kind == "cause" for row in failing) else "unexplained"
+    elif passed:
+        outcome = "passed"
+    elif executions:
+        outcome = "skipped"
+    else:
+        outcome = "not-run"
+    return TestCell(
+        run=sighting(run),
+        outcome=outcome,
+        causes=tuple(dict.fromkeys(row.key for row in failing if row.key)),
+        retried=not failing
+        and any(status in ("failed", "broken") for row in passed for status in row.previous_statuses),
+    )
 
 
 MIN_PATTERN_HITS = 3

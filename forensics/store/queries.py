@@ -146,6 +146,54 @@ def hits(store: Store, filters: Filters, *, key: str | None = None) -> list[HitR
     return [HitRow(*row) for row in rows]
 
 
+@dataclass(frozen=True, slots=True)
+class OutcomeRow:
+    """One recorded execution of a test (passing, skipped and failing alike) and its run."""
+
+    test_pk: int
+    run_pk: int
+    job_pk: int
+    name: str
+    status: str
+    failing: bool
+    previous_statuses: tuple[str, ...]  # the attempts before this one, when the test was retried
+    kind: GroupKind | None  # a failing test's cause kind, None otherwise
+    key: str | None
+
+
+def outcomes(
+    store: Store, filters: Filters, *, names: Iterable[str], since: int, until: int
+) -> list[OutcomeRow]:
+    """Every execution of the named tests in the selected runs between `since` and `until`, oldest run first."""
+    where, parameters = filters.where()
+    found: list[OutcomeRow] = []
+    ordered = sorted(set(names))
+    for start in range(0, len(ordered), _CHUNK):
+        chunk = ordered[start : start + _CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        rows = store.query(
+            "SELECT t.id, t.run, t.job, t.name, t.status, t.failing, t.previous_statuses, t.cause_kind,"
+            " t.cause_key FROM tests t JOIN runs r ON r.id = t.run"
+            f" WHERE t.name IN ({marks}) AND r.at >= ? AND r.at <= ?{VALID_TIME}{where}",
+            [*chunk, since, until, *parameters],
+        )
+        for pk, run_pk, job_pk, name, status, failing, previous, kind, key in rows:
+            found.append(
+                OutcomeRow(
+                    test_pk=pk,
+                    run_pk=run_pk,
+                    job_pk=job_pk,
+                    name=name,
+                    status=status,
+                    failing=bool(failing),
+                    previous_statuses=tuple(str(item) for item in _json_list(previous)),
+                    kind=kind,
+                    key=key,
+                )
+            )
+    return sorted(found, key=lambda row: (row.run_pk, row.test_pk))
+
+
 def skipped_rows(store: Store) -> list[Problem]:
     """What the queries leave out of this store because no date can hold it (see the module doc)."""
     count = store.scalar(
