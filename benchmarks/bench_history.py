@@ -35,13 +35,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from forensics.dashboard.document import dashboard_data
 from forensics.model import JobContext, Report, RunContext
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
 from forensics.store.answers import cause_stats, history
-from forensics.store.dashboard import dashboard_data
 from forensics.store.writer import record_report
 from forensics.version import __version__
 

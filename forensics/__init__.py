@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
         TicketOutcome,
         annotate_report,
     )
+    from forensics.dashboard.document import dashboard_data
     from forensics.dashboard.site import build_site, write_dashboard
     from forensics.errors import (
         AuthenticationError,
@@ -78,7 +79,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
     from forensics.sources.github_actions import GitHubActionsSource, GitHubActionsTarget
     from forensics.store import Store, open_store
     from forensics.store.answers import CauseStats, History, cause_stats, history
-    from forensics.store.dashboard import dashboard_data
     from forensics.store.writer import RecordResult, record_report
 
 __all__ = [
@@ -234,7 +234,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "forensics.store.answers",
     ),
-    **dict.fromkeys(("dashboard_data",), "forensics.store.dashboard"),
+    **dict.fromkeys(("dashboard_data",), "forensics.dashboard.document"),
     **dict.fromkeys(
         (
             "build_site",

@@ -15,8 +15,8 @@ import pytest
 
 from forensics.dashboard import build_site, write_dashboard
 from forensics.dashboard.chart import OTHER, UNEXPLAINED, plan_series
+from forensics.dashboard.document import parse
 from forensics.dashboard.markup import Html, external_url, tag
-from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import slugify, unique_slugs
 from forensics.dashboard.wording import headline, percent
 from forensics.errors import ResultsError
@@ -163,11 +163,9 @@ def test_percent_never_rounds_to_all_or_nothing(share: float, shown: str) -> Non
 
 
 def test_headline_without_failures(document: dict[str, Any]) -> None:
-    dashboard = parse_dashboard(empty_document(days=7))
+    dashboard = parse(empty_document(days=7))
     assert headline(dashboard.totals, dashboard.window_days) == "No failures over the last 7 days"
-    one_day = parse_dashboard(
-        {**empty_document(days=1), "totals": {**document["totals"], "explained_share": None}}
-    )
+    one_day = parse({**empty_document(days=1), "totals": {**document["totals"], "explained_share": None}})
     assert headline(one_day.totals, 1) == "88% of failures explained over the last day (51 of 58)"
 
 
@@ -292,7 +290,7 @@ def test_rare_causes_fold_into_other_causes(document: dict[str, Any]) -> None:
         crowded["causes"].append({**copy.deepcopy(template), "key": key, "title": f"Rare cause {number}"})
         crowded["days"][number]["by_cause"][key] = 1
         crowded["days"][number]["failures"] += 1
-    dashboard = parse_dashboard(crowded)
+    dashboard = parse(crowded)
     series = plan_series(dashboard)
     assert [one.key for one in series][-2:] == [OTHER, UNEXPLAINED]
     assert len(series) == 8 + 2
@@ -451,22 +449,22 @@ def test_documents_that_do_not_fit_the_schema_are_errors_naming_the_field(docume
     missing = copy.deepcopy(document)
     del missing["causes"][2]["counts"]["7d"]
     with pytest.raises(ResultsError, match=r"causes\[2\]\.counts has no '7d'") as caught:
-        parse_dashboard(missing, source="site/data.json")
+        parse(missing, source="site/data.json")
     assert str(caught.value).startswith("site/data.json:") and "dashboard_data" in caught.value.hint
     wrong_type = copy.deepcopy(document)
     wrong_type["days"][3]["failures"] = "4"
     with pytest.raises(ResultsError, match=r"days\[3\]\.failures should be an integer"):
-        parse_dashboard(wrong_type)
+        parse(wrong_type)
     with pytest.raises(ResultsError, match=r"schema_version 2\.0 is not supported"):
-        parse_dashboard({**document, "schema_version": "2.0"})
+        parse({**document, "schema_version": "2.0"})
     twice = copy.deepcopy(document)
     twice["causes"].append(copy.deepcopy(twice["causes"][0]))
     with pytest.raises(ResultsError, match=f"'{SEED_KEY}' appears twice"):
-        parse_dashboard(twice)
+        parse(twice)
     bad_time = copy.deepcopy(document)
     bad_time["causes"][0]["last_seen"]["at"] = "yesterday"
     with pytest.raises(ResultsError, match=r"causes\[0\]\.last_seen\.at 'yesterday' is not an ISO 8601 time"):
-        parse_dashboard(bad_time)
+        parse(bad_time)
 
 
 def test_a_later_minor_version_with_new_fields_still_renders(document: dict[str, Any]) -> None:
@@ -493,3 +491,18 @@ def test_evidence_without_a_log_line_shows_the_message_and_no_evidence_is_no_exc
     assert "line 0" not in page.text
     assert site[f"causes/{TIMEOUT_KEY}.html"].count('class="excerpt"') == 1
     assert site[f"causes/{TIMEOUT_KEY}.html"].count('class="example"') == 2
+
+
+def test_tickets_are_the_models_tickets_with_their_tracker(document: dict[str, Any]) -> None:
+    changed = copy.deepcopy(document)
+    changed["causes"][0]["tickets"] += [
+        {"key": "INFRA-12", "url": "https://acme.atlassian.net/browse/INFRA-12"},
+        {"key": "#77", "url": ""},
+    ]
+    seed = parse(changed).causes[0]
+    assert [(ticket.system, ticket.key) for ticket in seed.tickets] == [
+        ("linear", "OPS-4445"),
+        ("github", "ai-dynamo/dynamo#8443"),
+        ("jira", "INFRA-12"),
+        ("github", "#77"),
+    ]

@@ -12,11 +12,10 @@ from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
 from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir, warn_skipped_rows
-from forensics.dashboard import read_data_file, write_dashboard
+from forensics.dashboard import dashboard_data, read_data_file, write_dashboard
 from forensics.dashboard.site import CAUSES
 from forensics.report.redact import Redactor
 from forensics.store import open_store
-from forensics.store.dashboard import dashboard_data
 
 DEFAULT_DAYS = 30
 

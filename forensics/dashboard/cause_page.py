@@ -5,7 +5,7 @@ from __future__ import annotations
 from forensics.dashboard.chart import Series, render_chart
 from forensics.dashboard.layout import Column, kind_badge, number_cell, page, sighting, sortable_table, time
 from forensics.dashboard.markup import Content, Html, link, tag
-from forensics.dashboard.model import Cause, Dashboard, Evidence, Example
+from forensics.dashboard.model import Cause, Dashboard, Example
 from forensics.dashboard.wording import (
     capitalised,
     correlation,
@@ -14,6 +14,7 @@ from forensics.dashboard.wording import (
     percent,
     plural,
 )
+from forensics.model import Evidence
 
 ROOT = "../"
 _TESTS_SHOWN = 20

@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 
 from forensics.dashboard.chart import Series
 from forensics.dashboard.markup import Content, Html, link, render, tag
-from forensics.dashboard.model import Cause, Dashboard, Sighting, Ticket
+from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.wording import iso, timestamp, window
+from forensics.model import Ticket
+from forensics.store.answers import Sighting
 
 GENERATOR = "ci-forensics dashboard"
 STYLESHEET = "assets/dashboard.css"

@@ -1,22 +1,18 @@
-"""The dashboard document as frozen data: what `forensics.store.dashboard.dashboard_data` returns, parsed."""
+"""The dashboard document's own types; the rest it reuses from the model (`Evidence`, `ExcerptLine`,
+`Ticket`) and the store's answers (`Sighting`, `EnvironmentShare`). `forensics.dashboard.document` builds,
+writes and reads it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
 
-CAUSE = "cause"
-UNEXPLAINED = "unexplained"
+from forensics.model import Evidence, GroupKind, Ticket
+from forensics.store.answers import EnvironmentShare, Sighting
 
-
-@dataclass(frozen=True, slots=True)
-class Sighting:
-    """When and in which run a cause was first or last seen."""
-
-    at: datetime
-    run_id: int | None
-    run_url: str
-    head_sha: str
+CAUSE: GroupKind = "cause"
+UNEXPLAINED: GroupKind = "unexplained"
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,48 +23,6 @@ class Counts:
     last_7d: int
     last_30d: int
     total: int
-
-
-@dataclass(frozen=True, slots=True)
-class Ticket:
-    """A ticket the failing tests link to."""
-
-    key: str
-    url: str
-
-
-@dataclass(frozen=True, slots=True)
-class EnvironmentShare:
-    """How a cause's hits spread over one environment value, against how many runs that value ran."""
-
-    dimension: str
-    value: str
-    hits: int
-    hit_share: float
-    run_share: float
-
-    @property
-    def lift(self) -> float:
-        """How much more often the cause hits here than this value's share of jobs would predict."""
-        return self.hit_share - self.run_share
-
-
-@dataclass(frozen=True, slots=True)
-class ExcerptLine:
-    """One numbered log line around the evidence."""
-
-    number: int
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """The log line that proves a cause, with the lines around it."""
-
-    attachment: str
-    line: int
-    text: str
-    excerpt: tuple[ExcerptLine, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +42,7 @@ class Cause:
     """A root cause (a rule) or an unexplained cluster (a fingerprint) and everything known about it."""
 
     key: str
-    kind: str
+    kind: GroupKind
     title: str
     category: str | None
     advice: str

@@ -12,10 +12,10 @@ from typing import Any
 
 from forensics.dashboard.cause_page import render_cause_page
 from forensics.dashboard.chart import OTHER_COLOUR, Series, plan_series
+from forensics.dashboard.document import parse, to_json
 from forensics.dashboard.index_page import render_index
 from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET
 from forensics.dashboard.model import Cause, Dashboard
-from forensics.dashboard.parse import parse_dashboard
 from forensics.dashboard.slugs import unique_slugs
 from forensics.errors import ConfigError
 from forensics.report.redact import Redactor, redact_data
@@ -46,15 +46,16 @@ def cause_paths(dashboard: Dashboard) -> dict[str, str]:
 
 
 def build_site(
-    data: Mapping[str, Any], *, source: str = "dashboard data", redactor: Redactor | None = None
+    data: Mapping[str, Any] | Dashboard, *, source: str = "dashboard data", redactor: Redactor | None = None
 ) -> Site:
     """Render every page from the dashboard document, without touching the disk (but for the packaged assets).
 
     Every string of the document passes the redactor first: a store an older version wrote, or a data.json
-    from elsewhere, may hold what this version redacts.
+    from elsewhere, may hold what this version redacts. A mapping's data.json is written as given (fields a
+    later 1.x added stay in it).
     """
-    data = redact_data(dict(data), redactor or Redactor())
-    dashboard = parse_dashboard(data, source=source)
+    data = redact_data(to_json(data) if isinstance(data, Dashboard) else dict(data), redactor or Redactor())
+    dashboard = parse(data, source=source)
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
     files = [(INDEX, render_index(dashboard, pages=pages, series=series))]
@@ -69,7 +70,7 @@ def build_site(
 
 
 def write_dashboard(
-    data: Mapping[str, Any],
+    data: Mapping[str, Any] | Dashboard,
     out_dir: str | os.PathLike[str],
     *,
     source: str = "dashboard data",

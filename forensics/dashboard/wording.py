@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from forensics.dashboard.model import EnvironmentShare, Totals
+from forensics.dashboard.model import Totals
+from forensics.store.answers import EnvironmentShare
 
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _DIMENSIONS = {

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import regex
 
-from forensics.model import Link, Ticket, TicketOrigin
+from forensics.model import Link, Ticket, TicketOrigin, TicketSystem
 
 _LINEAR_URL = regex.compile(r"https?://linear\.app/[\w-]+/issue/(?P<key>[A-Za-z][A-Za-z0-9]{0,9}-\d{1,7})\b")
 _JIRA_URL = regex.compile(r"https?://[\w.-]+(?::\d+)?/browse/(?P<key>[A-Z][A-Z0-9_]{0,9}-\d{1,7})\b")
@@ -108,6 +108,15 @@ def tickets_in_text(text: str, *, origin: TicketOrigin, bare_keys: bool = True) 
             if free(match) and match["key"] not in _NOT_KEYS:
                 take(match, Ticket("linear", f"{match['key']}-{match['number']}", "", origin))
     return found
+
+
+def system_of(key: str, url: str = "") -> TicketSystem:
+    """The tracker of a ticket kept as key and URL only (a store row, a data.json): read as a link would be."""
+    for text in (url, key):
+        found = tickets_in_text(text, origin="link")
+        if found:
+            return found[0].system
+    return "github" if "#" in key else "linear"  # a bare key reads as Linear, as in tickets_in_text
 
 
 def merge_tickets(tickets: Iterable[Ticket]) -> tuple[Ticket, ...]:

@@ -13,9 +13,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from forensics.render.answer_json import counts_to_dict, iso, share_to_dict, sighting_to_dict
 from forensics.render.common import CATEGORY_STYLE, plural
 from forensics.store.answers import CauseHistory, DayTotals, History, Sighting
-from forensics.store.documents import counts_to_dict, iso, share_to_dict, sighting_to_dict
 
 HISTORY_SCHEMA_VERSION = "1.0"
 _STATUS_STYLE = {"new": "bold red", "returning": "bold yellow", "recurring": "yellow", "gone": "green"}

@@ -11,9 +11,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from forensics.render.answer_json import iso
 from forensics.render.common import plural
 from forensics.store.answers import Reanalysis
-from forensics.store.documents import iso
 
 REANALYSIS_SCHEMA_VERSION = "1.0"
 MAX_ROWS = 50

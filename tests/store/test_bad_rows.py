@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 from forensics.cli.main import main
+from forensics.dashboard.document import dashboard_data
 from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
 from forensics.store.answers import cause_stats, history
-from forensics.store.dashboard import dashboard_data
 from forensics.store.queries import skipped_rows
 from forensics.store.sqlite import SQLiteStore
 from forensics.store.writer import record_report

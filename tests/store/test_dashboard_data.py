@@ -1,14 +1,15 @@
-"""`dashboard_data`: exactly the agreed document shape, filled from a store of real recorded runs."""
+"""The dashboard document from a store of real recorded runs: exactly the agreed data.json shape, and a typed
+`Dashboard` that `to_json` and `parse` carry through unchanged."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from forensics.dashboard.parse import parse_dashboard
-from forensics.model import Report
+from forensics.dashboard.document import build, dashboard_data, parse, to_json
+from forensics.model import Evidence, Report, Ticket
 from forensics.store import Store
-from forensics.store.dashboard import dashboard_data
 from forensics.store.writer import record_report
 from tests.store.nightly import START, nightly, run_url
 
@@ -84,7 +85,26 @@ def test_the_document_has_exactly_the_agreed_shape(
             assert set(example["evidence"]) == {"attachment", "line", "text", "excerpt"}
         for share in cause["environment"]:
             assert set(share) == {"dimension", "value", "hits", "hit_share", "run_share"}
-    parse_dashboard(data, source="dashboard_data()")  # the dashboard reads it
+    parse(data, source="dashboard_data()")  # the dashboard reads it
+
+
+def test_build_to_json_parse_is_a_round_trip(
+    store: Store, sample_report: Report, gpu_report: Callable[[str], Report]
+) -> None:
+    _record(store, sample_report, gpu_report)
+    built = build(store, now=NOW, days=30)
+    assert parse(json.loads(json.dumps(to_json(built))), source="data.json") == built
+    assert to_json(built) == dashboard_data(store, now=NOW, days=30)
+    # The model's own types, not copies of them.
+    seed = built.causes[0]
+    assert isinstance(seed.examples[0].evidence, Evidence)
+    assert [(ticket.system, ticket.key) for ticket in seed.tickets] == [
+        ("linear", "OPS-4445"),
+        ("github", "ai-dynamo/dynamo#8443"),
+    ]
+    assert all(isinstance(ticket, Ticket) for ticket in seed.tickets)
+    empty = build(store, now=START - timedelta(days=60), days=7)
+    assert not empty.causes and parse(to_json(empty)) == empty
 
 
 def test_each_cause_with_its_sightings_environment_and_examples(
@@ -179,4 +199,4 @@ def test_an_empty_store_gives_every_day_with_zeros(store: Store) -> None:
     ]
     assert data["causes"] == []
     assert data["matrix"] == {"dimension": "gpu_model", "columns": [], "rows": []}
-    parse_dashboard(data, source="dashboard_data()")
+    parse(data, source="dashboard_data()")

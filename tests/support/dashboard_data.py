@@ -1,4 +1,4 @@
-"""A realistic dashboard document (the shape `forensics.store.dashboard.dashboard_data` returns) for the tests.
+"""A realistic dashboard document (the shape `forensics.dashboard.document.dashboard_data` returns) for the tests.
 
 Thirty nightly runs, each with one job on a 22 GiB A10G runner (40% of the runs) or a 48 GiB L40S runner:
 the seed case (vLLM's startup free-memory check, only on the A10G), a CUDA OOM, a burst of Hugging Face rate

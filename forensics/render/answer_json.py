@@ -1,4 +1,4 @@
-"""The JSON pieces that `history --format json` and the dashboard's data.json share, written one way."""
+"""The store answers' JSON pieces that `history --format json` and the dashboard's data.json share, written one way."""
 
 from __future__ import annotations
 
