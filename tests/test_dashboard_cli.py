@@ -42,7 +42,7 @@ def test_dashboard_from_the_history_store(tmp_path: Path, history: Path) -> None
     assert f"Read the history store {history} (last 30 days); wrote" in result.output
     assert f"{out / 'index.html'}\n" in result.output and f"{out / 'data.json'}\n" in result.output
     document = json.loads((out / "data.json").read_text(encoding="utf-8"))
-    assert document["schema_version"] == "1.0" and document["window_days"] == 30
+    assert document["schema_version"] == "1.1" and document["window_days"] == 30
     pages = sorted((out / "causes").glob("*.html"))
     assert len(pages) == len(document["causes"]) > 1
     assert f"causes/: {len(pages)} cause pages" in result.output

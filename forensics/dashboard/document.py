@@ -33,20 +33,25 @@ from forensics.model import Evidence, ExcerptLine, GroupKind, Ticket
 from forensics.render.answer_json import iso, share_to_dict, sighting_to_dict
 from forensics.store import queries
 from forensics.store.answers import (
+    OUTCOMES,
     CauseHistory,
     EnvironmentShare,
     Sighting,
+    TestCell,
+    TestHistory,
+    TestStrip,
     Window,
     cause_histories,
     day_totals,
     moment,
     open_window,
+    test_histories,
 )
 from forensics.store.base import Store
 from forensics.store.queries import Filters, FindingRow, HitRow
 from forensics.store.writer import LOCAL_PROVIDER
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SUPPORTED_MAJOR = "1"
 MAX_EXAMPLES = 3
 MATRIX_DIMENSIONS = ("gpu_model", "gpu_memory", "runner_label", "runner")  # the first with two values wins
@@ -88,6 +93,7 @@ def build(
         ),
         causes=tuple(_built_cause(history, recent[history.key], stored, window) for history in histories),
         matrix=_built_matrix(histories, recent, window),
+        tests=test_histories(store, window),
     )
 
 
@@ -217,6 +223,7 @@ def to_json(dashboard: Dashboard) -> dict[str, Any]:
                 for row in dashboard.matrix.rows
             ],
         },
+        "test_history": _test_history_json(dashboard.tests),
     }
 
 
@@ -260,6 +267,52 @@ def _example_json(example: Example) -> dict[str, Any]:
             "excerpt": [{"line": line.number, "text": line.text} for line in evidence.excerpt],
         },
     }
+
+
+def _test_history_json(tests: tuple[TestHistory, ...]) -> dict[str, Any]:
+    """Each series' runs once, then each test's cells in the order of its series' runs (1.1)."""
+    series: dict[tuple[str, str, str], tuple[Sighting, ...]] = {}
+    for test in tests:
+        for strip in test.strips:
+            series.setdefault(_series_key(strip), tuple(cell.run for cell in strip.cells))
+    index = {key: number for number, key in enumerate(series)}
+    return {
+        "series": [
+            {
+                "repository": repository,
+                "workflow": workflow,
+                "branch": branch,
+                "runs": [sighting_to_dict(run) for run in runs],
+            }
+            for (repository, workflow, branch), runs in series.items()
+        ],
+        "tests": [
+            {
+                "name": test.name,
+                "flaky": test.flaky,
+                "flips": test.flips,
+                "transitions": test.transitions,
+                "flip_rate": test.flip_rate,
+                "causes": dict(test.causes),
+                "tickets": [{"key": key, "url": url} for key, url in test.tickets],
+                "strips": [
+                    {
+                        "series": index[_series_key(strip)],
+                        "cells": [
+                            {"outcome": cell.outcome, "causes": list(cell.causes), "retried": cell.retried}
+                            for cell in strip.cells
+                        ],
+                    }
+                    for strip in test.strips
+                ],
+            }
+            for test in tests
+        ],
+    }
+
+
+def _series_key(strip: TestStrip) -> tuple[str, str, str]:
+    return (strip.repository, strip.workflow, strip.branch)
 
 
 # --- parse: data.json (or dashboard_data()) back into a Dashboard ---------------------------------------------
@@ -330,6 +383,7 @@ def parse(data: Mapping[str, Any], *, source: str = "dashboard data") -> Dashboa
                 for row in matrix.field("rows").items()
             ),
         ),
+        tests=_test_histories(root.optional("test_history")),
     )
 
 
@@ -429,6 +483,65 @@ def _evidence(node: _Node) -> Evidence:
             ExcerptLine(number=line.field("line").integer(), text=line.field("text").text())
             for line in node.optional("excerpt").items()
         ),
+    )
+
+
+def _test_histories(node: _Node) -> tuple[TestHistory, ...]:
+    """The `test_history` a 1.1 document carries (none in a 1.0 one)."""
+    if node.value is None:
+        return ()
+    series = [
+        (
+            item.optional("repository").text_or_empty(),
+            item.optional("workflow").text_or_empty(),
+            item.optional("branch").text_or_empty(),
+            tuple(_sighting(run) for run in item.field("runs").items()),
+        )
+        for item in node.field("series").items()
+    ]
+    return tuple(_test_history(item, series) for item in node.field("tests").items())
+
+
+def _test_history(node: _Node, series: list[tuple[str, str, str, tuple[Sighting, ...]]]) -> TestHistory:
+    strips = []
+    for strip in node.field("strips").items():
+        number = strip.field("series").integer()
+        if not 0 <= number < len(series):
+            raise strip.field("series").fail(f"names series {number}, but there are {len(series)}")
+        repository, workflow, branch, runs = series[number]
+        cells = strip.field("cells").items()
+        if len(cells) != len(runs):
+            raise strip.field("cells").fail(f"has {len(cells)} cells for the series' {len(runs)} runs")
+        strips.append(
+            TestStrip(
+                repository=repository,
+                workflow=workflow,
+                branch=branch,
+                cells=tuple(_test_cell(cell, run) for cell, run in zip(cells, runs, strict=True)),
+            )
+        )
+    return TestHistory(
+        name=node.field("name").text(),
+        strips=tuple(strips),
+        causes=node.optional("causes").counts_by_name() if node.optional("causes").value else (),
+        tickets=tuple((ticket.key, ticket.url) for ticket in map(_ticket, node.optional("tickets").items())),
+        flips=node.field("flips").integer(),
+        transitions=node.field("transitions").integer(),
+    )
+
+
+def _test_cell(node: _Node, run: Sighting) -> TestCell:
+    outcome = node.field("outcome").text()
+    if outcome not in OUTCOMES:
+        raise node.field("outcome").fail(f"should be one of {', '.join(OUTCOMES)}, not {outcome!r}")
+    retried = node.optional("retried").value
+    if not isinstance(retried, bool | None):
+        raise node.field("retried").fail(f"should be true or false, not {retried!r}")
+    return TestCell(
+        run=run,
+        outcome=outcome,
+        causes=tuple(key.text() for key in node.optional("causes").items()),
+        retried=bool(retried),
     )
 
 

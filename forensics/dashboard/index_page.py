@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from forensics.dashboard.chart import Series, render_chart
+from forensics.dashboard.filters import filter_attributes, filter_form
 from forensics.dashboard.layout import (
     Column,
     kind_badge,
@@ -210,12 +211,14 @@ def _causes(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
                 data_sort=" ".join(ticket.key for ticket in cause.tickets),
             ),
             data_key=cause.key,
+            **filter_attributes(cause),
         )
         for cause in ordered
     ]
     return tag(
         "section",
         tag("h2", "Causes", id="causes"),
+        filter_form(dashboard.causes),
         sortable_table(
             caption=f"Root causes and unexplained clusters: failing tests over 24 hours, 7 days, 30 days and "
             f"in all ({plural(len(rows), 'row')}; click a header to sort)",
@@ -301,6 +304,7 @@ def _unexplained(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
                 sighting(cluster.last_seen),
                 class_="muted",
             ),
+            **filter_attributes(cluster),
         )
         for cluster in clusters
     ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from forensics.model import Evidence, GroupKind, Ticket
-from forensics.store.answers import EnvironmentShare, Sighting
+from forensics.store.answers import EnvironmentShare, Sighting, TestHistory
 
 CAUSE: GroupKind = "cause"
 UNEXPLAINED: GroupKind = "unexplained"
@@ -118,6 +118,7 @@ class Dashboard:
     days: tuple[Day, ...]
     causes: tuple[Cause, ...]
     matrix: Matrix
+    tests: tuple[TestHistory, ...] = ()  # every test that failed in the window, most failing runs first (1.1)
 
     @property
     def unexplained_clusters(self) -> tuple[Cause, ...]:

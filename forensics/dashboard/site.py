@@ -13,17 +13,20 @@ from typing import Any
 from forensics.dashboard.cause_page import render_cause_page
 from forensics.dashboard.chart import OTHER_COLOUR, Series, plan_series
 from forensics.dashboard.document import parse, to_json
+from forensics.dashboard.filters import FILTER_SCRIPT
 from forensics.dashboard.index_page import render_index
 from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET
 from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.slugs import unique_slugs
+from forensics.dashboard.test_page import render_test_page
 from forensics.errors import ConfigError
 from forensics.report.redact import Redactor, redact_data
 
 INDEX = "index.html"
 DATA = "data.json"
 CAUSES = "causes"
-ASSETS = (STYLESHEET, SCRIPT)
+TESTS = "tests"
+ASSETS = (STYLESHEET, SCRIPT, FILTER_SCRIPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +41,22 @@ class Site:
         """The relative paths of the cause pages."""
         return tuple(path for path, _ in self.files if path.startswith(f"{CAUSES}/"))
 
+    @property
+    def test_pages(self) -> tuple[str, ...]:
+        """The relative paths of the test pages."""
+        return tuple(path for path, _ in self.files if path.startswith(f"{TESTS}/"))
+
 
 def cause_paths(dashboard: Dashboard) -> dict[str, str]:
     """Cause key → its page's path relative to the site's top (`causes/<slug>.html`)."""
     slugs = unique_slugs(cause.key for cause in dashboard.causes)
     return {key: f"{CAUSES}/{slug}.html" for key, slug in slugs.items()}
+
+
+def test_paths(dashboard: Dashboard) -> dict[str, str]:
+    """Test name → its page's path relative to the site's top (`tests/<slug>.html`)."""
+    slugs = unique_slugs(test.name for test in dashboard.tests)
+    return {name: f"{TESTS}/{slug}.html" for name, slug in slugs.items()}
 
 
 def build_site(
@@ -59,9 +73,18 @@ def build_site(
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
     files = [(INDEX, render_index(dashboard, pages=pages, series=series))]
+    tests = test_paths(dashboard)
     files += [
-        (pages[cause.key], render_cause_page(dashboard, cause, series=_series_of(cause, series)))
+        (
+            pages[cause.key],
+            render_cause_page(dashboard, cause, series=_series_of(cause, series), test_pages=tests),
+        )
         for cause in dashboard.causes
+    ]
+    titles = {cause.key: cause.title for cause in dashboard.causes}
+    files += [
+        (tests[test.name], render_test_page(dashboard, test, cause_pages=pages, titles=titles))
+        for test in dashboard.tests
     ]
     files.append((DATA, json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
     assets = resources.files("forensics.dashboard")
@@ -91,6 +114,7 @@ def write_dashboard(
             path.write_text(text, encoding="utf-8")
             written.append(path)
         _remove_stale_pages(out_dir / CAUSES, keep=set(written))
+        _remove_stale_pages(out_dir / TESTS, keep=set(written))
     except OSError as err:
         raise ConfigError(
             f"cannot write the dashboard into '{out_dir}': {err.strerror or err}",

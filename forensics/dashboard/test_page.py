@@ -41,6 +41,13 @@ def render_test_page(
     return page(title=test.name, body=body, dashboard=dashboard, root=ROOT)
 
 
+def test_link(name: str, test_pages: Mapping[str, str], *, root: str) -> Html:
+    """A test's name in code, linked to its page when it has one (`root`: the way back to the site's top)."""
+    target = test_pages.get(name)
+    code = tag("code", name)
+    return tag("a", code, href=root + target, class_="test-link") if target else code
+
+
 def verdict(test: TestHistory) -> str:
     """`flaky`, `failing` (its latest executed run failed in some series) or `recovered`."""
     if test.flaky:
@@ -97,6 +104,9 @@ def _strip_legend() -> Html:
         tag("li", tag("span", _GLYPHS[outcome], class_=f"cell {outcome}", aria_hidden="true"), label)
         for outcome, label in OUTCOME_LABELS.items()
     ]
+    items.append(
+        tag("li", tag("span", "✓↻", class_="cell passed retried", aria_hidden="true"), "passed on a retry")
+    )
     return tag("ul", items, class_="legend strip-legend", aria_label="What the cells mean")
 
 
@@ -121,6 +131,7 @@ def _strip(strip: TestStrip, titles: Mapping[str, str]) -> Html:
             class_="strip",
             aria_label=f"Runs of {series_name(strip)}, oldest first",
         ),
+        _range(strip),
         status,
         tag(
             "details",
@@ -142,6 +153,21 @@ def _strip(strip: TestStrip, titles: Mapping[str, str]) -> Html:
         ),
         class_="series",
         data_series=series_name(strip),
+    )
+
+
+def _range(strip: TestStrip) -> Html | None:
+    if not strip.cells:
+        return None
+    first, last = strip.cells[0].run.at, strip.cells[-1].run.at
+    return tag(
+        "p",
+        plural(len(strip.cells), "run"),
+        ", ",
+        time(first),
+        " to ",
+        time(last),
+        class_="muted strip-range",
     )
 
 

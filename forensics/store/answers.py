@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import pairwise
-from typing import Literal
+from typing import Literal, get_args
 
 from forensics.model import GroupKind
 from forensics.store import queries
@@ -416,6 +416,7 @@ def _counts(hits: Sequence[HitRow]) -> dict[str, int]:
 
 TestOutcome = Literal["passed", "failed", "unexplained", "skipped", "not-run"]
 """One run of a test's strip: passed, failed with a cause, failed unexplained, skipped, or not run at all."""
+OUTCOMES: tuple[TestOutcome, ...] = get_args(TestOutcome)
 FLAKY_FLIPS = 3  # pass → fail → pass → fail (or the reverse): one failure among passes is not yet flaky
 
 

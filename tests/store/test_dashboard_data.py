@@ -41,9 +41,10 @@ def test_the_document_has_exactly_the_agreed_shape(
         "days",
         "causes",
         "matrix",
+        "test_history",
     }
     assert (data["schema_version"], data["generated_at"], data["window_days"]) == (
-        "1.0",
+        "1.1",
         "2026-02-10T12:00:00Z",
         30,
     )
