@@ -13,6 +13,7 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from tests.outside_reads import OutsideReads, allowed_folders, import_path
 from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+from tests.support.nights import NightBuilder
 
 # gpu_suite provokes real failures on a GPU machine (tests/gpu_suite/README.md): never collected here, never in CI
 collect_ignore = ["scenarios", "corpus", "gpu_suite"]
@@ -122,3 +123,9 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         os.chdir(old)
+
+
+@pytest.fixture(scope="session")
+def night_builder(rule_pack: RuleSet, tmp_path_factory: pytest.TempPathFactory) -> NightBuilder:
+    """The simulated nights (tests/support/nights.py): each distinct job run once under allure-pytest per session."""
+    return NightBuilder(tmp_path_factory.mktemp("nights"), rule_pack)

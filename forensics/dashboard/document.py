@@ -43,9 +43,9 @@ from forensics.store.answers import (
     Window,
     cause_histories,
     day_totals,
+    failing_test_histories,
     moment,
     open_window,
-    test_histories,
 )
 from forensics.store.base import Store
 from forensics.store.queries import Filters, FindingRow, HitRow
@@ -93,7 +93,7 @@ def build(
         ),
         causes=tuple(_built_cause(history, recent[history.key], stored, window) for history in histories),
         matrix=_built_matrix(histories, recent, window),
-        tests=test_histories(store, window),
+        tests=failing_test_histories(store, window),
     )
 
 

@@ -35,9 +35,9 @@ __all__ = [
     "TestStrip",
     "Window",
     "cause_stats",
+    "failing_test_histories",
     "history",
     "open_window",
-    "test_histories",
 ]
 
 
@@ -480,7 +480,7 @@ class TestHistory:
         return self.flips >= FLAKY_FLIPS or any(cell.retried for strip in self.strips for cell in strip.cells)
 
 
-def test_histories(store: Store, window: Window) -> tuple[TestHistory, ...]:
+def failing_test_histories(store: Store, window: Window) -> tuple[TestHistory, ...]:
     """Every test that failed in the window, with a cell for each run of each series it belongs to.
 
     A test belongs to a series when it ran (or was skipped) in at least one of the series' runs in the window;
