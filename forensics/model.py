@@ -11,6 +11,7 @@ Value = int | float | str
 
 # The closed sets of the model, each defined once: mypy catches a typo in any of them.
 TicketSystem = Literal["linear", "jira", "github"]
+TICKET_SYSTEMS: tuple[TicketSystem, ...] = ("linear", "jira", "github")
 TicketOrigin = Literal["link", "skip-reason", "rule", "option"]
 TestOrigin = Literal["allure", "log"]  # a plain log is analysed as one failing item
 Severity = Literal["warning", "error"]

@@ -22,38 +22,51 @@ from forensics.dashboard.model import (
     Dashboard,
     Day,
     Example,
+    Flaky,
     Matrix,
     MatrixRow,
+    SinceLastRun,
     Totals,
 )
 from forensics.errors import ResultsError
 from forensics.inputs.archive import open_regular
 from forensics.inputs.tickets import system_of
-from forensics.model import Evidence, ExcerptLine, GroupKind, Ticket
+from forensics.model import TICKET_SYSTEMS, Evidence, ExcerptLine, GroupKind, Ticket
 from forensics.render.answer_json import iso, share_to_dict, sighting_to_dict
 from forensics.store import queries
 from forensics.store.answers import (
+    CHANGE_STATUSES,
+    MIN_FLIPS,
     OUTCOMES,
+    CauseChange,
     CauseHistory,
+    ChangeStatus,
+    DayOutcomes,
     EnvironmentShare,
+    FlippingTest,
+    SeriesChanges,
     Sighting,
     TestCell,
     TestHistory,
     TestStrip,
     Window,
     cause_histories,
+    day_outcomes,
     day_totals,
     failing_test_histories,
+    flipping_tests,
     moment,
     open_window,
+    series_changes,
 )
 from forensics.store.base import Store
 from forensics.store.queries import Filters, FindingRow, HitRow
 from forensics.store.writer import LOCAL_PROVIDER
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.1"  # 1.1: scope, since_last_run, flaky, tests run and pass rate, a ticket's system
 SUPPORTED_MAJOR = "1"
 MAX_EXAMPLES = 3
+RETURNING_AFTER_RUNS = 3  # a cause back after this many runs of its workflow without it is "returning"
 MATRIX_DIMENSIONS = ("gpu_model", "gpu_memory", "runner_label", "runner")  # the first with two values wins
 MAX_DATA_BYTES = 512 * 1024 * 1024  # a data.json of years of nightlies is a few MiB
 _DIGITS = regex.compile(r"(\d+)")
@@ -64,11 +77,20 @@ _HINT = "build the document with forensics.dashboard_data(), or use a data.json 
 
 
 def build(
-    store: Store, *, now: datetime | None = None, days: int = 30, filters: Filters | None = None
+    store: Store,
+    *,
+    now: datetime | None = None,
+    days: int = 30,
+    filters: Filters | None = None,
+    returning_after_runs: int = RETURNING_AFTER_RUNS,
+    min_flips: int = MIN_FLIPS,
 ) -> Dashboard:
-    """Totals, every day of the window, each cause with its examples and environment, and a cause × GPU matrix."""
+    """Totals, every day of the window with what ran, each cause with its examples and environment, a cause ×
+    GPU matrix, what changed with each workflow's latest run, and the flaky tests, for the runs `filters`
+    select."""
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)  # the document keeps seconds
-    window = open_window(store, now=now, days=days, filters=filters or Filters())
+    filters = filters or Filters()
+    window = open_window(store, now=now, days=days, filters=filters)
     histories = cause_histories(store, window)
     window_hits = window.window_hits
     recent: dict[str, list[HitRow]] = defaultdict(list)
@@ -76,6 +98,12 @@ def build(
         recent[hit.key].append(hit)
     stored = queries.findings(store, (hit.test_pk for hit in window_hits))
     explained = sum(1 for hit in window_hits if hit.kind == CAUSE)
+    ran = day_outcomes(store, window)
+    tests_run = sum(day.executed for day in ran)
+    # quiet_days has no say once quiet_runs is given: "returning" counts the workflow's runs, not days
+    changes = series_changes(
+        list(window.runs.values()), window.hits, quiet_days=0, quiet_runs=returning_after_runs
+    )
     return Dashboard(
         schema_version=SCHEMA_VERSION,
         generated_at=now,
@@ -86,13 +114,31 @@ def build(
             failing_tests=len(window_hits),
             explained=explained,
             explained_share=round(explained / len(window_hits), 4) if window_hits else None,
+            tests_run=tests_run,
+            passed=sum(day.passed for day in ran),
+            days_without_run=sum(1 for day in ran if day.runs == 0),
         ),
         days=tuple(
-            Day(date=day.day, failures=day.failures, explained=day.explained, by_cause=day.by_cause)
-            for day in day_totals(window_hits, now=now, days=days)
+            Day(
+                date=day.day,
+                failures=day.failures,
+                explained=day.explained,
+                by_cause=day.by_cause,
+                ran=outcomes,
+            )
+            for day, outcomes in zip(day_totals(window_hits, now=now, days=days), ran, strict=True)
         ),
-        causes=tuple(_built_cause(history, recent[history.key], stored, window) for history in histories),
+        causes=tuple(
+            _built_cause(history, recent[history.key], stored, window, tests_run=tests_run)
+            for history in histories
+        ),
         matrix=_built_matrix(histories, recent, window),
+        scope=filters,
+        since_last_run=SinceLastRun(
+            returning_after_runs=returning_after_runs,
+            series=tuple(one for one in changes if one.latest.at >= moment(window.start)),
+        ),
+        flaky=Flaky(min_flips=min_flips, tests=flipping_tests(store, window, filters, min_flips=min_flips)),
         tests=failing_test_histories(store, window),
     )
 
@@ -105,7 +151,12 @@ def dashboard_data(
 
 
 def _built_cause(
-    history: CauseHistory, recent: list[HitRow], stored: dict[int, FindingRow], window: Window
+    history: CauseHistory,
+    recent: list[HitRow],
+    stored: dict[int, FindingRow],
+    window: Window,
+    *,
+    tests_run: int,
 ) -> Cause:
     tickets: dict[str, str] = {}  # key → url, most recent hit first; a later hit may supply a missing url
     for hit in recent:
@@ -133,6 +184,7 @@ def _built_cause(
             for hit in recent[:MAX_EXAMPLES]
             if hit.test_pk in stored
         ),
+        executed_share=round(history.window_hits / tests_run, 4) if tests_run else None,
     )
 
 
@@ -204,16 +256,12 @@ def to_json(dashboard: Dashboard) -> dict[str, Any]:
             "failing_tests": totals.failing_tests,
             "explained": totals.explained,
             "explained_share": totals.explained_share,
+            "tests_run": totals.tests_run,
+            "passed": totals.passed,
+            "pass_rate": totals.pass_rate,
+            "days_without_run": totals.days_without_run,
         },
-        "days": [
-            {
-                "date": day.date.isoformat(),
-                "failures": day.failures,
-                "explained": day.explained,
-                "by_cause": dict(day.by_cause),
-            }
-            for day in dashboard.days
-        ],
+        "days": [_day_json(day) for day in dashboard.days],
         "causes": [_cause_json(cause) for cause in dashboard.causes],
         "matrix": {
             "dimension": dashboard.matrix.dimension,
@@ -223,8 +271,85 @@ def to_json(dashboard: Dashboard) -> dict[str, Any]:
                 for row in dashboard.matrix.rows
             ],
         },
+        "scope": {
+            "repository": dashboard.scope.repository,
+            "workflow": dashboard.scope.workflow,
+            "branch": dashboard.scope.branch,
+        },
+        "since_last_run": None
+        if dashboard.since_last_run is None
+        else {
+            "returning_after_runs": dashboard.since_last_run.returning_after_runs,
+            "series": [_series_json(series) for series in dashboard.since_last_run.series],
+        },
+        "flaky": None
+        if dashboard.flaky is None
+        else {
+            "min_flips": dashboard.flaky.min_flips,
+            "tests": [_flaky_json(test) for test in dashboard.flaky.tests],
+        },
         "test_history": _test_history_json(dashboard.tests),
     }
+
+
+def _day_json(day: Day) -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "date": day.date.isoformat(),
+        "failures": day.failures,
+        "explained": day.explained,
+        "by_cause": dict(day.by_cause),
+    }
+    if day.ran is not None:
+        found |= {
+            "runs": day.ran.runs,
+            "tests_run": day.ran.executed,
+            "passed": day.ran.passed,
+            "skipped": day.ran.skipped,
+            "pass_rate": day.pass_rate,
+        }
+    return found
+
+
+def _series_json(series: SeriesChanges) -> dict[str, Any]:
+    return {
+        "repository": series.repository,
+        "workflow": series.workflow,
+        "branch": series.branch,
+        "latest": sighting_to_dict(series.latest),
+        "previous": _optional_sighting(series.previous),
+        "last_good": _optional_sighting(series.last_good),
+        "changes": [
+            {
+                "key": change.key,
+                "kind": change.kind,
+                "status": change.status,
+                "hits": change.hits,
+                "quiet_runs": change.quiet_runs,
+                "quiet_days": change.quiet_days,
+                "first_seen": _optional_sighting(change.first_seen),
+            }
+            for change in series.changes
+        ],
+    }
+
+
+def _flaky_json(test: FlippingTest) -> dict[str, Any]:
+    return {
+        "test": test.name,
+        "repository": test.repository,
+        "executions": test.executions,
+        "failed": test.failed,
+        "flips": test.flips,
+        "flip_rate": test.flip_rate,
+        "causes": list(test.causes),
+        "same_commit": test.same_commit,
+        "first_failed": sighting_to_dict(test.first_failed),
+        "last_failed": sighting_to_dict(test.last_failed),
+    }
+
+
+def _optional_sighting(seen: Sighting | None) -> dict[str, Any] | None:
+    return None if seen is None else sighting_to_dict(seen)
 
 
 def _cause_json(cause: Cause) -> dict[str, Any]:
@@ -244,9 +369,12 @@ def _cause_json(cause: Cause) -> dict[str, Any]:
             "total": counts.total,
         },
         "tests": list(cause.tests),
-        "tickets": [{"key": ticket.key, "url": ticket.url} for ticket in cause.tickets],
+        "tickets": [
+            {"key": ticket.key, "url": ticket.url, "system": ticket.system} for ticket in cause.tickets
+        ],
         "environment": [share_to_dict(share) for share in cause.environment],
         "examples": [_example_json(example) for example in cause.examples],
+        "executed_share": cause.executed_share,
     }
 
 
@@ -368,6 +496,9 @@ def parse(data: Mapping[str, Any], *, source: str = "dashboard data") -> Dashboa
             failing_tests=totals.field("failing_tests").integer(),
             explained=totals.field("explained").integer(),
             explained_share=totals.optional("explained_share").share_or_none(),
+            tests_run=totals.optional("tests_run").integer_or_none(),
+            passed=totals.optional("passed").integer_or_none(),
+            days_without_run=totals.optional("days_without_run").integer_or_none(),
         ),
         days=tuple(_day(node) for node in root.field("days").items()),
         causes=_causes(root.field("causes")),
@@ -383,17 +514,104 @@ def parse(data: Mapping[str, Any], *, source: str = "dashboard data") -> Dashboa
                 for row in matrix.field("rows").items()
             ),
         ),
+        scope=_scope(root.optional("scope")),
+        since_last_run=_since_last_run(root.optional("since_last_run")),
+        flaky=_flaky(root.optional("flaky")),
         tests=_test_histories(root.optional("test_history")),
     )
 
 
 def _day(node: _Node) -> Day:
+    day = node.field("date").day()
+    runs = node.optional("runs").integer_or_none()
+    ran = None
+    if runs is not None:  # a 1.0 document does not say what ran
+        executed, passed = node.field("tests_run").integer(), node.field("passed").integer()
+        skipped = node.optional("skipped").integer_or_none() or 0
+        ran = DayOutcomes(day=day, runs=runs, passed=passed, failed=executed - passed, skipped=skipped)
     return Day(
-        date=node.field("date").day(),
+        date=day,
         failures=node.field("failures").integer(),
         explained=node.field("explained").integer(),
         by_cause=node.field("by_cause").counts_by_name(),
+        ran=ran,
     )
+
+
+def _scope(node: _Node) -> Filters:
+    if node.value is None:
+        return Filters()
+    return Filters(
+        repository=node.optional("repository").text_or_none(),
+        workflow=node.optional("workflow").text_or_none(),
+        branch=node.optional("branch").text_or_none(),
+    )
+
+
+def _since_last_run(node: _Node) -> SinceLastRun | None:
+    if node.value is None:
+        return None
+    return SinceLastRun(
+        returning_after_runs=node.field("returning_after_runs").integer(),
+        series=tuple(
+            SeriesChanges(
+                repository=series.field("repository").text(),
+                workflow=series.field("workflow").text(),
+                branch=series.field("branch").text(),
+                latest=_sighting(series.field("latest")),
+                previous=_optional_sighting_node(series.optional("previous")),
+                last_good=_optional_sighting_node(series.optional("last_good")),
+                changes=tuple(_change(change) for change in series.optional("changes").items()),
+            )
+            for series in node.optional("series").items()
+        ),
+    )
+
+
+def _change(node: _Node) -> CauseChange:
+    return CauseChange(
+        key=node.field("key").text(),
+        status=_status(node.field("status")),
+        hits=node.field("hits").integer(),
+        quiet_days=node.optional("quiet_days").integer_or_none(),
+        quiet_runs=node.optional("quiet_runs").integer_or_none(),
+        kind=_kind(node.field("kind")),
+        first_seen=_optional_sighting_node(node.optional("first_seen")),
+    )
+
+
+def _status(node: _Node) -> ChangeStatus:
+    status = node.text()
+    for known in CHANGE_STATUSES:
+        if status == known:
+            return known
+    raise node.fail(f"should be one of {', '.join(map(repr, CHANGE_STATUSES))}, not {status!r}")
+
+
+def _flaky(node: _Node) -> Flaky | None:
+    if node.value is None:
+        return None
+    return Flaky(
+        min_flips=node.field("min_flips").integer(),
+        tests=tuple(
+            FlippingTest(
+                name=test.field("test").text(),
+                repository=test.optional("repository").text_or_empty(),
+                executions=test.field("executions").integer(),
+                failed=test.field("failed").integer(),
+                flips=test.field("flips").integer(),
+                causes=tuple(cause.text() for cause in test.optional("causes").items()),
+                first_failed=_sighting(test.field("first_failed")),
+                last_failed=_sighting(test.field("last_failed")),
+                same_commit=test.optional("same_commit").flag(),
+            )
+            for test in node.optional("tests").items()
+        ),
+    )
+
+
+def _optional_sighting_node(node: _Node) -> Sighting | None:
+    return None if node.value is None else _sighting(node)
 
 
 def _causes(node: _Node) -> tuple[Cause, ...]:
@@ -435,6 +653,7 @@ def _cause(node: _Node) -> Cause:
             for share in node.optional("environment").items()
         ),
         examples=tuple(_example(example) for example in node.optional("examples").items()),
+        executed_share=node.optional("executed_share").share_or_none(),
     )
 
 
@@ -450,7 +669,13 @@ def _kind(node: _Node) -> GroupKind:
 def _ticket(node: _Node) -> Ticket:
     key = node.field("key").text()
     url = node.optional("url").text_or_empty()
-    return Ticket(system=system_of(key, url), key=key, url=url)
+    system = node.optional("system")
+    if system.value is None:  # 1.0 kept key and URL only: read them as a link would be
+        return Ticket(system=system_of(key, url), key=key, url=url)
+    for known in TICKET_SYSTEMS:
+        if system.text() == known:
+            return Ticket(system=known, key=key, url=url)
+    raise system.fail(f"should be one of {', '.join(map(repr, TICKET_SYSTEMS))}, not {system.value!r}")
 
 
 def _sighting(node: _Node) -> Sighting:
@@ -588,6 +813,16 @@ class _Node:
 
     def text_or_empty(self) -> str:
         return "" if self.value is None else self.text()
+
+    def text_or_none(self) -> str | None:
+        return None if self.value is None else self.text()
+
+    def flag(self) -> bool:
+        if self.value is None:
+            return False
+        if not isinstance(self.value, bool):
+            raise self.fail(f"should be true or false, not {self.value!r}")
+        return self.value
 
     def integer(self) -> int:
         if isinstance(self.value, bool) or not isinstance(self.value, int):

@@ -9,7 +9,15 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from forensics.model import Evidence, GroupKind, Ticket
-from forensics.store.answers import EnvironmentShare, Sighting, TestHistory
+from forensics.store.answers import (
+    DayOutcomes,
+    EnvironmentShare,
+    FlippingTest,
+    SeriesChanges,
+    Sighting,
+    TestHistory,
+)
+from forensics.store.queries import Filters
 
 CAUSE: GroupKind = "cause"
 UNEXPLAINED: GroupKind = "unexplained"
@@ -53,6 +61,7 @@ class Cause:
     tickets: tuple[Ticket, ...]
     environment: tuple[EnvironmentShare, ...]
     examples: tuple[Example, ...]
+    executed_share: float | None = None  # its failing tests in the window per test executed (None: unknown)
 
     @property
     def explained(self) -> bool:
@@ -68,10 +77,21 @@ class Day:
     failures: int
     explained: int
     by_cause: tuple[tuple[str, int], ...]
+    ran: DayOutcomes | None = None  # runs and test outcomes; None when the document does not say (1.0)
 
     def count(self, key: str) -> int:
         """Failures of one cause on this day."""
         return sum(count for cause_key, count in self.by_cause if cause_key == key)
+
+    @property
+    def no_run(self) -> bool:
+        """Nothing ran this day (not the same as a day whose runs all passed)."""
+        return self.ran is not None and self.ran.runs == 0
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed tests per test executed; None without a test executed (or when unknown)."""
+        return pass_rate(self.ran.passed, self.ran.executed) if self.ran is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +103,35 @@ class Totals:
     failing_tests: int
     explained: int
     explained_share: float | None
+    tests_run: int | None = None  # executed (passed or failed) in the window; None when unknown (1.0)
+    passed: int | None = None
+    days_without_run: int | None = None
+
+    @property
+    def pass_rate(self) -> float | None:
+        """Passed tests per test executed in the window; None without one (or when unknown)."""
+        return pass_rate(self.passed, self.tests_run) if self.passed is not None else None
+
+
+def pass_rate(passed: int, executed: int | None) -> float | None:
+    """`passed / executed` to four places; None when nothing was executed."""
+    return round(passed / executed, 4) if executed else None
+
+
+@dataclass(frozen=True, slots=True)
+class SinceLastRun:
+    """What changed in each workflow and branch of the scope with its latest run (see `series_changes`)."""
+
+    returning_after_runs: int  # a cause absent from this many runs or more is "returning", not "recurring"
+    series: tuple[SeriesChanges, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Flaky:
+    """The window's flaky tests (see `flipping_tests`), with the flip count that makes a test flaky across runs."""
+
+    min_flips: int
+    tests: tuple[FlippingTest, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +168,14 @@ class Dashboard:
     causes: tuple[Cause, ...]
     matrix: Matrix
     tests: tuple[TestHistory, ...] = ()  # every test that failed in the window, most failing runs first (1.1)
+    # the repository, workflow and branch it covers (None: all); Filters is frozen, so sharing it is safe
+    scope: Filters = Filters()  # noqa: RUF009
+    since_last_run: SinceLastRun | None = None  # None when the document does not say (1.0)
+    flaky: Flaky | None = None
+
+    def cause(self, key: str) -> Cause | None:
+        """The cause or cluster with this key, if the window has it."""
+        return next((cause for cause in self.causes if cause.key == key), None)
 
     @property
     def unexplained_clusters(self) -> tuple[Cause, ...]:

@@ -9,6 +9,7 @@ was last seen with (runners keep their GPUs).
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -278,14 +279,21 @@ class Sighting:
     head_sha: str
 
 
+ChangeStatus = Literal["new", "returning", "recurring", "gone"]
+CHANGE_STATUSES: tuple[ChangeStatus, ...] = ("new", "returning", "recurring", "gone")
+
+
 @dataclass(frozen=True, slots=True)
 class CauseChange:
     """How a cause of the latest run relates to the runs before it (or that it is gone)."""
 
     key: str
-    status: str  # "new" | "returning" | "recurring" | "gone"
+    status: ChangeStatus
     hits: int  # in the latest run ("gone": in the previous one)
     quiet_days: int | None = None  # "returning": days since it was last seen before
+    quiet_runs: int | None = None  # "returning", "recurring": runs of the series without it since then
+    kind: GroupKind = "cause"
+    first_seen: Sighting | None = None  # the series' first run with it
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,6 +306,7 @@ class SeriesChanges:
     latest: Sighting
     previous: Sighting | None
     changes: tuple[CauseChange, ...]
+    last_good: Sighting | None = None  # the series' last run before the latest without a failing test
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,13 +339,14 @@ def sighting(run: RunRow) -> Sighting:
 
 
 def series_changes(
-    runs: Sequence[RunRow], hits: Sequence[HitRow], *, quiet_days: int
+    runs: Sequence[RunRow], hits: Sequence[HitRow], *, quiet_days: int, quiet_runs: int | None = None
 ) -> tuple[SeriesChanges, ...]:
     """For each workflow and branch, the latest run's causes against the series' earlier runs.
 
-    `new`: never seen before in the series; `returning`: last seen `quiet_days` or more days before;
-    `recurring`: seen within that time but not in the previous run; `gone`: in the previous run only.
-    Causes that were in the previous run as well are not listed.
+    `new`: never seen before in the series; `returning`: last seen `quiet_days` or more days before (with
+    `quiet_runs`: absent from that many runs or more of the series instead); `recurring`: seen within that
+    time but not in the previous run; `gone`: in the previous run only. Causes that were in the previous run
+    as well are not listed.
     """
     series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
     for run in sorted(runs, key=lambda run: (run.at, run.pk)):
@@ -350,25 +360,46 @@ def series_changes(
         previous = earlier[-1] if earlier else None
         now_keys = _counts(hits_by_run[latest.pk])
         before_keys = _counts(hits_by_run[previous.pk]) if previous else {}
-        last_seen: dict[str, int] = {}
-        for run in earlier:
+        last_seen: dict[str, tuple[int, int]] = {}  # key → (index in earlier, time) of its last run there
+        first_seen: dict[str, RunRow] = {}
+        kinds: dict[str, GroupKind] = {}
+        for index, run in enumerate(members):
             for hit in hits_by_run[run.pk]:
-                last_seen[hit.key] = max(last_seen.get(hit.key, 0), run.at)
+                first_seen.setdefault(hit.key, run)
+                kinds[hit.key] = hit.kind
+                if run is not latest:
+                    last_seen[hit.key] = (index, run.at)
         changes = []
         for key, count in now_keys.items():
             if key in before_keys:
                 continue
-            if key not in last_seen:
-                changes.append(CauseChange(key=key, status="new", hits=count))
-            elif (quiet := (latest.at - last_seen[key]) // DAY) >= quiet_days:
-                changes.append(CauseChange(key=key, status="returning", hits=count, quiet_days=quiet))
-            else:
-                changes.append(CauseChange(key=key, status="recurring", hits=count))
+            status: ChangeStatus = "new"
+            days_quiet = runs_quiet = None
+            if key in last_seen:
+                index, at = last_seen[key]
+                days_quiet, runs_quiet = (latest.at - at) // DAY, len(earlier) - 1 - index
+                returning = runs_quiet >= quiet_runs if quiet_runs is not None else days_quiet >= quiet_days
+                status = "returning" if returning else "recurring"
+                days_quiet = days_quiet if returning else None
+            changes.append(
+                CauseChange(
+                    key=key,
+                    status=status,
+                    hits=count,
+                    quiet_days=days_quiet,
+                    quiet_runs=runs_quiet,
+                    kind=kinds[key],
+                    first_seen=sighting(first_seen[key]),
+                )
+            )
         changes.extend(
-            CauseChange(key=key, status="gone", hits=count)
+            CauseChange(
+                key=key, status="gone", hits=count, kind=kinds[key], first_seen=sighting(first_seen[key])
+            )
             for key, count in before_keys.items()
             if key not in now_keys
         )
+        good = next((run for run in reversed(earlier) if not hits_by_run[run.pk]), None)
         order = {"new": 0, "returning": 1, "recurring": 2, "gone": 3}
         found.append(
             SeriesChanges(
@@ -380,6 +411,7 @@ def series_changes(
                 changes=tuple(
                     sorted(changes, key=lambda change: (order[change.status], -change.hits, change.key))
                 ),
+                last_good=sighting(good) if good else None,
             )
         )
     return tuple(found)
@@ -392,6 +424,131 @@ def flaky_tests(store: Store, filters: Filters, *, since: int, until: int) -> tu
     flaky = [_flaky(group, causes=group.causes, retried=False) for group in across]
     flaky.extend(_flaky(group, causes=(), retried=True) for group in retried)
     return tuple(sorted(flaky, key=lambda test: (-test.failed, test.name, test.head_sha, test.retried)))
+
+
+MIN_FLIPS = 3
+"""A test whose outcome flipped between pass and fail this often in a window is flaky even across commits."""
+_PASSED, _FAILED = "passed", ("failed", "broken")
+
+
+@dataclass(frozen=True, slots=True)
+class FlippingTest:
+    """A flaky test of a window: it passed and failed on one commit and GPU (a re-run or a retry), or its
+    outcome flipped `MIN_FLIPS` times or more on one GPU across the window's runs."""
+
+    name: str
+    repository: str
+    executions: int  # tries that passed or failed (each retry is one)
+    failed: int
+    flips: (
+        int  # changes from pass to fail or back between consecutive tries on the same GPU (or runner labels)
+    )
+    causes: tuple[str, ...]
+    first_failed: Sighting
+    last_failed: Sighting
+    same_commit: bool  # it passed and failed on one commit and GPU
+
+    @property
+    def flip_rate(self) -> float:
+        """Flips per try after the first: 1.0 alternates every time, a test broken once and for all is near 0."""
+        return round(self.flips / (self.executions - 1), 4) if self.executions > 1 else 0.0
+
+
+def flipping_tests(
+    store: Store, window: Window, filters: Filters, *, min_flips: int = MIN_FLIPS
+) -> tuple[FlippingTest, ...]:
+    """The window's flaky tests with their flip rate, highest first.
+
+    What `flaky_tests` calls flaky (passed and failed on one commit, a retry included), and what flips
+    `min_flips` times or more across runs, both counted per GPU (or per set of runner labels when no GPU is
+    known): a test that fails on every A10G run and passes on every L40S run is GPU-bound, not flaky.
+    """
+    by_test: dict[tuple[str, str], list[queries.Outcome]] = defaultdict(list)
+    for outcome in queries.outcomes_of_failing_tests(store, filters, since=window.start, until=window.as_of):
+        if outcome.run_pk in window.runs:
+            by_test[(outcome.repository, outcome.test_key)].append(outcome)
+    found = []
+    for (repository, _), outcomes in by_test.items():
+        tries: dict[frozenset[Fact], list[tuple[str, bool]]] = defaultdict(list)  # GPU → (commit, passed)
+        for outcome in outcomes:
+            where = _gpu_of(window.environments.facts.get(outcome.job_pk, frozenset()))
+            commit = window.runs[outcome.run_pk].head_sha
+            for status in (*outcome.previous_statuses, outcome.status):
+                if status == _PASSED or status in _FAILED:
+                    tries[where].append((commit, status == _PASSED))
+        flips = sum(
+            1 for one in tries.values() for before, after in itertools.pairwise(one) if before[1] != after[1]
+        )
+        on_one_commit: dict[tuple[frozenset[Fact], str], set[bool]] = defaultdict(set)
+        for where, one in tries.items():
+            for commit, passed in one:
+                if commit:
+                    on_one_commit[(where, commit)].add(passed)
+        same_commit = any(len(outcomes_there) == 2 for outcomes_there in on_one_commit.values())
+        failed_in = [o for o in outcomes if any(s in _FAILED for s in (*o.previous_statuses, o.status))]
+        if not failed_in or (flips < min_flips and not same_commit):
+            continue
+        every_try = [passed for one in tries.values() for _, passed in one]
+        found.append(
+            FlippingTest(
+                name=outcomes[-1].name,
+                repository=repository,
+                executions=len(every_try),
+                failed=every_try.count(False),
+                flips=flips,
+                causes=tuple(dict.fromkeys(o.cause_key for o in outcomes if o.cause_key)),
+                first_failed=sighting(window.runs[failed_in[0].run_pk]),
+                last_failed=sighting(window.runs[failed_in[-1].run_pk]),
+                same_commit=same_commit,
+            )
+        )
+    return tuple(sorted(found, key=lambda test: (-test.flip_rate, -test.failed, test.name, test.repository)))
+
+
+def _gpu_of(facts: frozenset[Fact]) -> frozenset[Fact]:
+    """What a job ran on, for telling flaky from GPU-bound: its GPU facts, else its runner labels."""
+    gpu = frozenset(fact for fact in facts if fact[0] in GPU_DIMENSIONS)
+    return gpu or frozenset(fact for fact in facts if fact[0] == "runner_label")
+
+
+@dataclass(frozen=True, slots=True)
+class DayOutcomes:
+    """What ran on one day (UTC): runs, and how their tests ended. `runs == 0` is a day without a run."""
+
+    day: date
+    runs: int
+    passed: int
+    failed: int
+    skipped: int
+
+    @property
+    def executed(self) -> int:
+        """Tests that ran to a pass or a failure."""
+        return self.passed + self.failed
+
+
+def day_outcomes(store: Store, window: Window) -> tuple[DayOutcomes, ...]:
+    """Every day of the window (days without a run included): its runs and their passed, failed, skipped tests."""
+    runs = window.window_runs
+    outcomes = queries.run_outcomes(store, (run.pk for run in runs))
+    per_day: dict[date, list[RunRow]] = defaultdict(list)
+    for run in runs:
+        per_day[moment(run.at).date()].append(run)
+    first_day = window_start(window.now, window.days).date()
+    found = []
+    for offset in range(window.days):
+        day = first_day + timedelta(days=offset)
+        counted = [outcomes.get(run.pk, queries.RunOutcomes()) for run in per_day.get(day, [])]
+        found.append(
+            DayOutcomes(
+                day=day,
+                runs=len(counted),
+                passed=sum(one.passed for one in counted),
+                failed=sum(one.failed for one in counted),
+                skipped=sum(one.skipped for one in counted),
+            )
+        )
+    return tuple(found)
 
 
 def _flaky(group: OutcomeGroup, *, causes: tuple[str, ...], retried: bool) -> FlakyTest:

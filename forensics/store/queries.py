@@ -327,6 +327,68 @@ def passed_after_retries(store: Store, filters: Filters, *, since: int, until: i
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One recorded execution of a test: its final status, the statuses of the tries before it, its cause."""
+
+    repository: str
+    test_key: str
+    name: str
+    run_pk: int
+    job_pk: int
+    status: str
+    previous_statuses: tuple[str, ...]
+    cause_key: str | None
+
+
+def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, until: int) -> list[Outcome]:
+    """Every execution between `since` and `until` of the tests that failed at least once then, oldest first."""
+    where, parameters = filters.where()
+    rows = store.query(
+        "WITH failed AS (SELECT DISTINCT r.repository, t.test_key FROM tests t JOIN runs r ON r.id = t.run"
+        f" WHERE t.failing = 1 AND r.at >= ? AND r.at <= ?{where})"
+        " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key"
+        " FROM failed f JOIN runs r ON r.repository = f.repository JOIN tests t ON t.run = r.id"
+        f" AND t.test_key = f.test_key WHERE r.at >= ? AND r.at <= ?{where} ORDER BY r.at, r.id, t.id",
+        [since, until, *parameters, since, until, *parameters],
+    )
+    return [
+        Outcome(
+            repo, key, name, run_pk, job, status, tuple(str(item) for item in _json_list(previous)), cause
+        )
+        for repo, key, name, run_pk, job, status, previous, cause in rows
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcomes:
+    """How the tests of one run ended."""
+
+    passed: int = 0
+    failed: int = 0  # failed or broken
+    skipped: int = 0  # skipped or unknown: not executed as far as the results tell
+
+    @property
+    def executed(self) -> int:
+        """Tests that ran to a pass or a failure."""
+        return self.passed + self.failed
+
+
+def run_outcomes(store: Store, run_pks: Iterable[int]) -> dict[int, RunOutcomes]:
+    """Passed, failing and skipped tests of each of these runs (a run without tests is left out)."""
+    counts: dict[int, dict[str, int]] = {}
+    for chunk in _chunks(sorted(set(run_pks))):
+        marks = ", ".join("?" * len(chunk))
+        for run_pk, status, failing, count in store.query(
+            f"SELECT run, status, failing, COUNT(*) FROM tests WHERE run IN ({marks}) GROUP BY run, status, failing",
+            chunk,
+        ):
+            found = counts.setdefault(run_pk, {"passed": 0, "failed": 0, "skipped": 0})
+            bucket = "failed" if failing else "passed" if status == "passed" else "skipped"
+            found[bucket] += int(count)
+    return {run_pk: RunOutcomes(**found) for run_pk, found in counts.items()}
+
+
 def json_items(text: str | None, keys: tuple[str, ...]) -> list[dict[str, Any]]:
     """The objects of a stored JSON list that have every key; a damaged column reads as an empty list."""
     return [item for item in _json_list(text) if isinstance(item, dict) and all(key in item for key in keys)]

@@ -41,6 +41,9 @@ def test_the_document_has_exactly_the_agreed_shape(
         "days",
         "causes",
         "matrix",
+        "scope",
+        "since_last_run",
+        "flaky",
         "test_history",
     }
     assert (data["schema_version"], data["generated_at"], data["window_days"]) == (
@@ -54,15 +57,36 @@ def test_the_document_has_exactly_the_agreed_shape(
         "failing_tests": 11,
         "explained": 10,
         "explained_share": 0.9091,
+        # 10 GPU nightlies of 2 tests (4 failed on the A10G), and the sample's 17 executed tests (7 failing)
+        "tests_run": 37,
+        "passed": 26,
+        "pass_rate": 0.7027,
+        "days_without_run": 20,
     }
     dates = [day["date"] for day in data["days"]]
     assert len(dates) == 30 and dates[0] == "2026-01-12" and dates[-1] == "2026-02-10"
-    assert all(set(day) == {"date", "failures", "explained", "by_cause"} for day in data["days"])
+    day_fields = {
+        "date",
+        "failures",
+        "explained",
+        "by_cause",
+        "runs",
+        "tests_run",
+        "passed",
+        "skipped",
+        "pass_rate",
+    }
+    assert all(set(day) == day_fields for day in data["days"])
     night_eight = data["days"][dates.index("2026-02-09")]
     assert night_eight == {
         "date": "2026-02-09",
         "failures": 7,
         "explained": 6,
+        "runs": 2,
+        "tests_run": 19,
+        "passed": 12,
+        "skipped": 2,
+        "pass_rate": 0.6316,
         "by_cause": {
             SEED_KEY: 3,
             "c9103a15f5a3": 1,  # an unexplained failure counts under its fingerprint
@@ -72,11 +96,21 @@ def test_the_document_has_exactly_the_agreed_shape(
         },
     }
     assert data["days"][dates.index("2026-02-01")]["by_cause"] == {SEED_KEY: 1}
-    assert data["days"][0] == {"date": "2026-01-12", "failures": 0, "explained": 0, "by_cause": {}}
+    assert data["days"][0] == {
+        "date": "2026-01-12",
+        "failures": 0,
+        "explained": 0,
+        "by_cause": {},
+        "runs": 0,  # no run that day, which is not a clean day
+        "tests_run": 0,
+        "passed": 0,
+        "skipped": 0,
+        "pass_rate": None,
+    }
     for cause in data["causes"]:
         assert set(cause) == {
             "key", "kind", "title", "category", "advice", "first_seen", "last_seen", "counts", "tests",
-            "tickets", "environment", "examples",
+            "tickets", "environment", "examples", "executed_share",
         }  # fmt: skip
         assert set(cause["first_seen"]) == set(cause["last_seen"]) == SIGHTING
         assert set(cause["counts"]) == {"24h", "7d", "30d", "total"}
@@ -138,9 +172,14 @@ def test_each_cause_with_its_sightings_environment_and_examples(
         "test_serve_deployment[mm_epd_qwen3-vl-2b]",
     ]
     assert seed["tickets"] == [
-        {"key": "OPS-4445", "url": "https://linear.app/nvidia/issue/OPS-4445"},
-        {"key": "ai-dynamo/dynamo#8443", "url": "https://github.com/ai-dynamo/dynamo/pull/8443"},
+        {"key": "OPS-4445", "url": "https://linear.app/nvidia/issue/OPS-4445", "system": "linear"},
+        {
+            "key": "ai-dynamo/dynamo#8443",
+            "url": "https://github.com/ai-dynamo/dynamo/pull/8443",
+            "system": "github",
+        },
     ]
+    assert seed["executed_share"] == 0.1892  # 7 of the 37 tests executed in the window
     environment = {(row["dimension"], row["value"]): row for row in seed["environment"]}
     assert environment[("gpu_memory", "22 GiB")] == {
         "dimension": "gpu_memory",
@@ -194,10 +233,16 @@ def test_an_empty_store_gives_every_day_with_zeros(store: Store) -> None:
         "failing_tests": 0,
         "explained": 0,
         "explained_share": None,
+        "tests_run": 0,
+        "passed": 0,
+        "pass_rate": None,
+        "days_without_run": 7,
     }
     assert [day["date"] for day in data["days"]] == [f"2026-02-{day}" for day in range(23, 29)] + [
         "2026-03-01"
     ]
     assert data["causes"] == []
     assert data["matrix"] == {"dimension": "gpu_model", "columns": [], "rows": []}
+    assert data["since_last_run"] == {"returning_after_runs": 3, "series": []}
+    assert data["flaky"] == {"min_flips": 3, "tests": []}
     parse(data, source="dashboard_data()")
