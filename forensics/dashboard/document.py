@@ -417,10 +417,6 @@ def _test_history_json(tests: tuple[TestHistory, ...]) -> dict[str, Any]:
         "tests": [
             {
                 "name": test.name,
-                "flaky": test.flaky,
-                "flips": test.flips,
-                "transitions": test.transitions,
-                "flip_rate": test.flip_rate,
                 "causes": dict(test.causes),
                 "tickets": [{"key": key, "url": url} for key, url in test.tickets],
                 "strips": [
@@ -750,8 +746,6 @@ def _test_history(node: _Node, series: list[tuple[str, str, str, tuple[Sighting,
         strips=tuple(strips),
         causes=node.optional("causes").counts_by_name() if node.optional("causes").value else (),
         tickets=tuple((ticket.key, ticket.url) for ticket in map(_ticket, node.optional("tickets").items())),
-        flips=node.field("flips").integer(),
-        transitions=node.field("transitions").integer(),
     )
 
 

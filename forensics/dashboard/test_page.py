@@ -1,4 +1,7 @@
-"""tests/<slug>.html: one test's run strip per series, its causes, its tickets and how often it flips."""
+"""tests/<slug>.html: one test's run strip per series, its causes, its tickets and whether it is flaky.
+
+Flaky is what the dashboard's flaky list says (`flipping_tests`, counted per GPU), so the two never disagree.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from forensics.dashboard.layout import page, time
 from forensics.dashboard.markup import Content, Html, external_url, link, tag
 from forensics.dashboard.model import Dashboard
 from forensics.dashboard.wording import percent, plural, timestamp
-from forensics.store.answers import Sighting, TestCell, TestHistory, TestOutcome, TestStrip
+from forensics.store.answers import FlippingTest, Sighting, TestCell, TestHistory, TestOutcome, TestStrip
 
 ROOT = "../"
 OUTCOME_LABELS: dict[TestOutcome, str] = {
@@ -31,9 +34,12 @@ def render_test_page(
     dashboard: Dashboard, test: TestHistory, *, cause_pages: Mapping[str, str], titles: Mapping[str, str]
 ) -> str:
     """The page of one test; `cause_pages` maps a cause key to its page (from the site's top), `titles` to its title."""
+    flaky = None
+    if dashboard.flaky is not None:
+        flaky = next((one for one in dashboard.flaky.tests if one.name == test.name), None)
     body = [
         tag("p", tag("a", "← All causes", href=f"{ROOT}index.html#causes"), class_="back"),
-        _title(test),
+        _title(test, flaky, known=dashboard.flaky is not None),
         _strips(test, titles),
         _causes(test, cause_pages, titles),
         _tickets(test),
@@ -48,35 +54,38 @@ def test_link(name: str, test_pages: Mapping[str, str], *, root: str) -> Html:
     return tag("a", code, href=root + target, class_="test-link") if target else code
 
 
-def verdict(test: TestHistory) -> str:
-    """`flaky`, `failing` (its latest executed run failed in some series) or `recovered`."""
-    if test.flaky:
+def verdict(test: TestHistory, flaky: FlippingTest | None) -> str:
+    """`flaky` (on the dashboard's flaky list), `failing` (its latest run failed in some series) or `recovered`."""
+    if flaky is not None:
         return "flaky"
     return "failing" if any(strip.failing_since for strip in test.strips) else "recovered"
 
 
-def _title(test: TestHistory) -> Html:
-    state = verdict(test)
-    runs = sum(
-        1 for strip in test.strips for cell in strip.cells if cell.outcome not in ("skipped", "not-run")
+def _flakiness(flaky: FlippingTest | None, *, known: bool) -> str:
+    if flaky is None:
+        return "Not flaky: on each GPU its outcome held steady." if known else ""
+    why = " It passed and failed on one commit and GPU." if flaky.same_commit else ""
+    return (
+        f"Flaky: it flipped between pass and fail {plural(flaky.flips, 'time')} over "
+        f"{plural(flaky.executions, 'try', 'tries')} (retries included, counted per GPU), a flip rate of "
+        f"{percent(flaky.flip_rate)}.{why}"
     )
-    failing = sum(
-        1 for strip in test.strips for cell in strip.cells if cell.outcome in ("failed", "unexplained")
-    )
-    flips = (
-        f"Flipped between pass and fail {plural(test.flips, 'time')} over {plural(test.transitions, 'pair')} of "
-        f"consecutive runs: a flip rate of {percent(test.flip_rate)}."
-        if test.transitions
-        else "Ran too few times to tell whether it flips."
-    )
+
+
+def _title(test: TestHistory, flaky: FlippingTest | None, *, known: bool) -> Html:
+    state = verdict(test, flaky)
+    executed = [
+        cell for strip in test.strips for cell in strip.cells if cell.outcome not in ("skipped", "not-run")
+    ]
+    failing = sum(1 for cell in executed if cell.outcome in ("failed", "unexplained"))
     return tag(
         "header",
         tag("h1", tag("code", test.name)),
         tag(
             "p",
             tag("span", state, class_=f"badge verdict {state}", data_verdict=state),
-            f" failed in {failing:,} of {plural(runs, 'run')} it ran in this window. ",
-            flips,
+            f" Failed in {failing:,} of the {plural(len(executed), 'run')} it ran in this window. ",
+            _flakiness(flaky, known=known),
             class_="facts",
         ),
         class_="test-title",

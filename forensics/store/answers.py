@@ -14,7 +14,6 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from itertools import pairwise
 from typing import Literal, get_args
 
 from forensics.model import GroupKind
@@ -574,7 +573,6 @@ def _counts(hits: Sequence[HitRow]) -> dict[str, int]:
 TestOutcome = Literal["passed", "failed", "unexplained", "skipped", "not-run"]
 """One run of a test's strip: passed, failed with a cause, failed unexplained, skipped, or not run at all."""
 OUTCOMES: tuple[TestOutcome, ...] = get_args(TestOutcome)
-FLAKY_FLIPS = 3  # pass → fail → pass → fail (or the reverse): one failure among passes is not yet flaky
 
 
 @dataclass(frozen=True, slots=True)
@@ -615,7 +613,8 @@ class TestStrip:
 
 @dataclass(frozen=True, slots=True)
 class TestHistory:
-    """One test that failed in the window: its run strips, causes, tickets and how often it flips."""
+    """One test that failed in the window: its run strips, causes and tickets (whether it is flaky is for
+    `flipping_tests` to say, per GPU)."""
 
     __test__ = False
 
@@ -623,18 +622,6 @@ class TestHistory:
     strips: tuple[TestStrip, ...]
     causes: tuple[tuple[str, int], ...]  # cause key → its failing runs in the window, most first
     tickets: tuple[tuple[str, str], ...]  # (key, url) its failures linked to, most recent first
-    flips: int  # pass ↔ fail changes between consecutive executed runs (a passing retry counts one)
-    transitions: int  # the consecutive pairs those changes were counted over
-
-    @property
-    def flip_rate(self) -> float:
-        """Flips per consecutive pair of executed runs: 0 for a steady test, 1 for one that alternates."""
-        return round(self.flips / self.transitions, 4) if self.transitions else 0.0
-
-    @property
-    def flaky(self) -> bool:
-        """It flipped between pass and fail three times or more, or passed on a retry after failing."""
-        return self.flips >= FLAKY_FLIPS or any(cell.retried for strip in self.strips for cell in strip.cells)
 
 
 def failing_test_histories(store: Store, window: Window) -> tuple[TestHistory, ...]:
@@ -659,9 +646,7 @@ def failing_test_histories(store: Store, window: Window) -> tuple[TestHistory, .
     failing_pks = [row.test_pk for row in rows if row.failing and row.key is not None]
     tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing_pks).items()}
     histories = [_test_history(name, per_test[name], series, tickets_by_test) for name in sorted(per_test)]
-    return tuple(
-        sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), -test.flips, test.name))
-    )
+    return tuple(sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), test.name)))
 
 
 def _test_history(
@@ -671,37 +656,23 @@ def _test_history(
     tickets_by_test: dict[int, tuple[tuple[str, str], ...]],
 ) -> TestHistory:
     strips = []
-    flips = transitions = 0
     for (repository, workflow, branch), members in sorted(series.items()):
-        if not any(run.pk in by_run for run in members):
-            continue
-        cells = tuple(_cell(run, by_run.get(run.pk, [])) for run in members)
-        strips.append(TestStrip(repository=repository, workflow=workflow, branch=branch, cells=cells))
-        sequence: list[bool] = []  # True: failing
-        for cell in cells:
-            if cell.outcome in ("failed", "unexplained"):
-                sequence.append(True)
-            elif cell.outcome == "passed":
-                sequence += [True, False] if cell.retried else [False]
-        flips += sum(1 for before, after in pairwise(sequence) if before != after)
-        transitions += max(0, len(sequence) - 1)
-    causes: Counter[str] = Counter()
-    tickets: dict[str, str] = {}
-    for pk in sorted(by_run, reverse=True):  # the latest run first: its ticket URLs win
-        for row in by_run[pk]:
+        if any(run.pk in by_run for run in members):
+            cells = tuple(_cell(run, by_run.get(run.pk, [])) for run in members)
+            strips.append(TestStrip(repository=repository, workflow=workflow, branch=branch, cells=cells))
+    causes: Counter[str] = Counter(key for strip in strips for cell in strip.cells for key in cell.causes)
+    tickets: dict[str, str] = {}  # key → url; the latest run first, a later one may supply a missing url
+    latest_first = sorted((run for members in series.values() for run in members), key=lambda run: -run.at)
+    for run in latest_first:
+        for row in by_run.get(run.pk, ()):
             for key, url in tickets_by_test.get(row.test_pk, ()):
                 if not tickets.get(key):
                     tickets[key] = url
-    for strip in strips:
-        for cell in strip.cells:
-            causes.update(cell.causes)
     return TestHistory(
         name=name,
         strips=tuple(strips),
         causes=tuple(sorted(causes.items(), key=lambda item: (-item[1], item[0]))),
         tickets=tuple(tickets.items()),
-        flips=flips,
-        transitions=transitions,
     )
 
 
