@@ -139,7 +139,7 @@ def build(
             series=tuple(one for one in changes if one.latest.at >= moment(window.start)),
         ),
         flaky=Flaky(min_flips=min_flips, tests=flipping_tests(store, window, filters, min_flips=min_flips)),
-        tests=failing_test_histories(store, window),
+        tests=failing_test_histories(store, window, filters),
     )
 
 

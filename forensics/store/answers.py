@@ -624,34 +624,35 @@ class TestHistory:
     tickets: tuple[tuple[str, str], ...]  # (key, url) its failures linked to, most recent first
 
 
-def failing_test_histories(store: Store, window: Window) -> tuple[TestHistory, ...]:
+def failing_test_histories(store: Store, window: Window, filters: Filters) -> tuple[TestHistory, ...]:
     """Every test that failed in the window, with a cell for each run of each series it belongs to.
 
-    A test belongs to a series when it ran (or was skipped) in at least one of the series' runs in the window;
-    a run of that series without it is "not run". Most failing runs first, then by name.
+    A test is its name, as the dashboard shows it. It belongs to a series when it ran (or was skipped) in at
+    least one of the series' runs in the window; a run of that series without it is "not run". Most failing
+    runs first, then by name. `filters` must be the ones the window was opened with.
     """
     names = {hit.name for hit in window.window_hits}
     if not names:
         return ()
-    # The window's runs are already the selected ones: rows of other runs are dropped below.
-    rows = queries.outcomes(store, Filters(), names=names, since=window.start, until=window.as_of)
-    runs = sorted(window.window_runs, key=lambda run: (run.at, run.pk))
+    outcomes = queries.outcomes_of_failing_tests(store, filters, since=window.start, until=window.as_of)
     series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
-    for run in runs:
+    for run in sorted(window.window_runs, key=lambda run: (run.at, run.pk)):
         series[(run.repository, run.workflow, run.branch)].append(run)
-    per_test: dict[str, dict[int, list[queries.OutcomeRow]]] = defaultdict(lambda: defaultdict(list))
-    for row in rows:
-        if row.run_pk in window.runs:
-            per_test[row.name][row.run_pk].append(row)
-    failing_pks = [row.test_pk for row in rows if row.failing and row.key is not None]
-    tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing_pks).items()}
+    per_test: dict[str, dict[int, list[queries.Outcome]]] = defaultdict(lambda: defaultdict(list))
+    for outcome in outcomes:
+        if outcome.run_pk in window.runs and outcome.name in names:
+            per_test[outcome.name][outcome.run_pk].append(outcome)
+    failing = [
+        outcome.test_pk for outcome in outcomes if outcome.cause_key is not None and outcome.name in names
+    ]
+    tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing).items()}
     histories = [_test_history(name, per_test[name], series, tickets_by_test) for name in sorted(per_test)]
     return tuple(sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), test.name)))
 
 
 def _test_history(
     name: str,
-    by_run: dict[int, list[queries.OutcomeRow]],
+    by_run: dict[int, list[queries.Outcome]],
     series: dict[tuple[str, str, str], list[RunRow]],
     tickets_by_test: dict[int, tuple[tuple[str, str], ...]],
 ) -> TestHistory:
@@ -676,12 +677,12 @@ def _test_history(
     )
 
 
-def _cell(run: RunRow, executions: Sequence[queries.OutcomeRow]) -> TestCell:
-    failing = [row for row in executions if row.failing]
-    passed = [row for row in executions if row.status == "passed"]
+def _cell(run: RunRow, executions: Sequence[queries.Outcome]) -> TestCell:
+    failing = [one for one in executions if one.status in _FAILED]
+    passed = [one for one in executions if one.status == _PASSED]
     outcome: TestOutcome
     if failing:
-        outcome = "failed" if any(row.kind == "cause" for row in failing) else "unexplained"
+        outcome = "failed" if any(one.cause_kind == "cause" for one in failing) else "unexplained"
     elif passed:
         outcome = "passed"
     elif executions:
@@ -691,9 +692,8 @@ def _cell(run: RunRow, executions: Sequence[queries.OutcomeRow]) -> TestCell:
     return TestCell(
         run=sighting(run),
         outcome=outcome,
-        causes=tuple(dict.fromkeys(row.key for row in failing if row.key)),
-        retried=not failing
-        and any(status in ("failed", "broken") for row in passed for status in row.previous_statuses),
+        causes=tuple(dict.fromkeys(one.cause_key for one in failing if one.cause_key)),
+        retried=not failing and any(status in _FAILED for one in passed for status in one.previous_statuses),
     )
 
 

@@ -146,54 +146,6 @@ def hits(store: Store, filters: Filters, *, key: str | None = None) -> list[HitR
     return [HitRow(*row) for row in rows]
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeRow:
-    """One recorded execution of a test (passing, skipped and failing alike) and its run."""
-
-    test_pk: int
-    run_pk: int
-    job_pk: int
-    name: str
-    status: str
-    failing: bool
-    previous_statuses: tuple[str, ...]  # the attempts before this one, when the test was retried
-    kind: GroupKind | None  # a failing test's cause kind, None otherwise
-    key: str | None
-
-
-def outcomes(
-    store: Store, filters: Filters, *, names: Iterable[str], since: int, until: int
-) -> list[OutcomeRow]:
-    """Every execution of the named tests in the selected runs between `since` and `until`, oldest run first."""
-    where, parameters = filters.where()
-    found: list[OutcomeRow] = []
-    ordered = sorted(set(names))
-    for start in range(0, len(ordered), _CHUNK):
-        chunk = ordered[start : start + _CHUNK]
-        marks = ", ".join("?" * len(chunk))
-        rows = store.query(
-            "SELECT t.id, t.run, t.job, t.name, t.status, t.failing, t.previous_statuses, t.cause_kind,"
-            " t.cause_key FROM tests t JOIN runs r ON r.id = t.run"
-            f" WHERE t.name IN ({marks}) AND r.at >= ? AND r.at <= ?{VALID_TIME}{where}",
-            [*chunk, since, until, *parameters],
-        )
-        for pk, run_pk, job_pk, name, status, failing, previous, kind, key in rows:
-            found.append(
-                OutcomeRow(
-                    test_pk=pk,
-                    run_pk=run_pk,
-                    job_pk=job_pk,
-                    name=name,
-                    status=status,
-                    failing=bool(failing),
-                    previous_statuses=tuple(str(item) for item in _json_list(previous)),
-                    kind=kind,
-                    key=key,
-                )
-            )
-    return sorted(found, key=lambda row: (row.run_pk, row.test_pk))
-
-
 def skipped_rows(store: Store) -> list[Problem]:
     """What the queries leave out of this store because no date can hold it (see the module doc)."""
     count = store.scalar(
@@ -339,6 +291,8 @@ class Outcome:
     status: str
     previous_statuses: tuple[str, ...]
     cause_key: str | None
+    test_pk: int
+    cause_kind: GroupKind | None  # a failing test's: a rule explained it, or only its fingerprint did
 
 
 def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, until: int) -> list[Outcome]:
@@ -347,16 +301,26 @@ def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, unt
     rows = store.query(
         "WITH failed AS (SELECT DISTINCT r.repository, t.test_key FROM tests t JOIN runs r ON r.id = t.run"
         f" WHERE t.failing = 1 AND r.at >= ? AND r.at <= ?{where})"
-        " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key"
+        " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key,"
+        " t.id, t.cause_kind"
         " FROM failed f JOIN runs r ON r.repository = f.repository JOIN tests t ON t.run = r.id"
         f" AND t.test_key = f.test_key WHERE r.at >= ? AND r.at <= ?{where} ORDER BY r.at, r.id, t.id",
         [since, until, *parameters, since, until, *parameters],
     )
     return [
         Outcome(
-            repo, key, name, run_pk, job, status, tuple(str(item) for item in _json_list(previous)), cause
+            repo,
+            key,
+            name,
+            run_pk,
+            job,
+            status,
+            tuple(str(item) for item in _json_list(previous)),
+            cause,
+            pk,
+            kind,
         )
-        for repo, key, name, run_pk, job, status, previous, cause in rows
+        for repo, key, name, run_pk, job, status, previous, cause, pk, kind in rows
     ]
 
 

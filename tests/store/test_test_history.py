@@ -33,8 +33,9 @@ def nights(store: Store, night_builder: NightBuilder) -> Store:
 
 
 def _histories(store: Store, *, night: int, filters: Filters | None = None) -> dict[str, TestHistory]:
-    window = open_window(store, now=after_night(night), days=14, filters=filters or Filters())
-    return {test.name: test for test in failing_test_histories(store, window)}
+    filters = filters or Filters()
+    window = open_window(store, now=after_night(night), days=14, filters=filters)
+    return {test.name: test for test in failing_test_histories(store, window, filters)}
 
 
 def _outcomes(test: TestHistory, workflow: str) -> list[str]:
