@@ -218,7 +218,7 @@ def test_the_docs_first_python_example_runs_as_written(
     exec(compile(_python_blocks()[0], str(PYTHON_DOC), "exec"), {"__name__": "docs_example"})
     printed = capsys.readouterr().out.splitlines()
     assert "test_serve_deployment[mm_e_pd_qwen3-vl-2b] vLLM wanted 0.9 × 22.03 GiB" in printed[0]
-    assert printed[-1] == "True 7 6 3 1.0"
+    assert printed[-1] == "True 7 6 3 1.1"
     assert (workdir / "summary.md").read_text().startswith("## ci-forensics: 7 failing tests")
     assert (workdir / "history.sqlite3").is_file()
 

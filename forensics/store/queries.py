@@ -296,11 +296,11 @@ class Outcome:
 
 
 def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, until: int) -> list[Outcome]:
-    """Every execution between `since` and `until` of the tests that failed at least once then, oldest first."""
+    """Every execution between `since` and `until` of the tests that failed (or were retried) then, oldest first."""
     where, parameters = filters.where()
     rows = store.query(
         "WITH failed AS (SELECT DISTINCT r.repository, t.test_key FROM tests t JOIN runs r ON r.id = t.run"
-        f" WHERE t.failing = 1 AND r.at >= ? AND r.at <= ?{where})"
+        f" WHERE (t.failing = 1 OR t.retries > 0) AND r.at >= ? AND r.at <= ?{where})"
         " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key,"
         " t.id, t.cause_kind"
         " FROM failed f JOIN runs r ON r.repository = f.repository JOIN tests t ON t.run = r.id"
