@@ -106,7 +106,10 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     )
     assert both.exit_code == 2 and "give --store or --data, not both" in both.output
     days = _run("dashboard", "--data", str(data), "--days", "7", "--out", str(tmp_path / "site"))
-    assert days.exit_code == 2 and "--days applies to --store" in days.output
+    assert days.exit_code == 2 and "apply to --store" in days.output
+    for option in (("--workflow", "Nightly"), ("--split-by", "workflow")):
+        scoped = _run("dashboard", "--data", str(data), *option, "--out", str(tmp_path / "site"))
+        assert scoped.exit_code == 2 and "has its window and scope already" in scoped.output
     assert _run("dashboard", "--out", str(tmp_path / "site"), "--days", "0").exit_code == 2
     assert not (tmp_path / "site").exists()
 

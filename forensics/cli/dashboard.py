@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import click
 from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
-from forensics.cli.store_settings import STORE_VARIABLE, default_store_dir, warn_skipped_rows
-from forensics.dashboard import dashboard_data, read_data_file, write_dashboard
-from forensics.dashboard.site import CAUSES
+from forensics.cli.store_settings import (
+    STORE_VARIABLE,
+    default_store_dir,
+    filter_options,
+    refuse_unknown,
+    warn_skipped_rows,
+)
+from forensics.dashboard import Dashboard, build, read_data_file, write_dashboard
+from forensics.dashboard.document import SplitBy, build_scopes
+from forensics.dashboard.layout import scope_label
+from forensics.dashboard.site import CAUSES, SCOPES, write_scoped_dashboards
 from forensics.report.redact import Redactor
 from forensics.store import open_store
+from forensics.store.queries import Filters, unknown_values
 
 DEFAULT_DAYS = 30
 
@@ -41,6 +48,13 @@ DEFAULT_DAYS = 30
     type=click.IntRange(1, 3660),
     help=f"How many days back the dashboard looks (default {DEFAULT_DAYS}; with --store only).",
 )
+@filter_options
+@click.option(
+    "--split-by",
+    type=click.Choice(["repo", "workflow", "branch"]),
+    help="Also write one page set per repository, workflow or branch under scopes/, with a switcher on "
+    "every page (with --store only).",
+)
 @click.option(
     "--data",
     "data_file",
@@ -48,29 +62,62 @@ DEFAULT_DAYS = 30
     help="Build from a saved data.json (a dashboard's, or dashboard_data() output) instead of the store.",
 )
 @translate_errors
-def dashboard_command(out_dir: Path, location: str | None, days: int | None, data_file: Path | None) -> None:
+def dashboard_command(
+    out_dir: Path,
+    location: str | None,
+    days: int | None,
+    repository: str | None,
+    workflow: str | None,
+    branch: str | None,
+    split_by: str | None,
+    data_file: Path | None,
+) -> None:
     """Write the triage dashboard: a static site (index.html, a page per cause, data.json) that opens from a file."""
+    filters = Filters(repository=repository, workflow=workflow, branch=branch)
+    redactor = Redactor.from_environment(os.environ)
     if data_file is not None:
         # CI_FORENSICS_STORE may be set for other commands; only an explicit --store clashes with --data.
         if click.get_current_context().get_parameter_source("location") == ParameterSource.COMMANDLINE:
             raise click.UsageError("give --store or --data, not both")
-        if days is not None:
-            raise click.UsageError("--days applies to --store; a data.json has its window already")
-        data: Mapping[str, Any] = read_data_file(data_file)
+        if days is not None or filters != Filters() or split_by is not None:
+            raise click.UsageError(
+                "--days, --repo, --workflow, --branch and --split-by apply to --store; "
+                "a data.json has its window and scope already"
+            )
         origin = str(data_file)
+        written = write_dashboard(read_data_file(data_file), out_dir, source=origin, redactor=redactor)
     else:
-        data, origin = _from_store(location, days=days or DEFAULT_DAYS)
-    written = write_dashboard(data, out_dir, source=origin, redactor=Redactor.from_environment(os.environ))
+        documents, origin = _from_store(
+            location, days=days or DEFAULT_DAYS, filters=filters, split_by=_SPLIT_BY.get(split_by or "")
+        )
+        written = write_scoped_dashboards(documents, out_dir, source=origin, redactor=redactor)
     pages = [path for path in written if path.parent == out_dir / CAUSES]
     click.echo(f"Read {origin}; wrote {len(written)} files to {out_dir}:")
     for path in written:
-        if path not in pages:
+        if path.parent == out_dir or (path.parent == out_dir / "assets"):
             click.echo(f"  {path}")
         elif path == pages[0]:
             click.echo(f"  {out_dir / CAUSES}/: {len(pages)} cause page{'' if len(pages) == 1 else 's'}")
+    scopes = {path.parent for path in written if path.name == "index.html"} - {out_dir}
+    if scopes:
+        click.echo(f"  {out_dir / SCOPES}/: {len(scopes)} page set{'' if len(scopes) == 1 else 's'}")
 
 
-def _from_store(location: str | None, *, days: int) -> tuple[dict[str, Any], str]:
+_SPLIT_BY: dict[str, SplitBy] = {"repo": "repository", "workflow": "workflow", "branch": "branch"}
+
+
+def _from_store(
+    location: str | None, *, days: int, filters: Filters, split_by: SplitBy | None
+) -> tuple[list[tuple[str, Dashboard]], str]:
     with open_store(location, default_dir=default_store_dir(), mode="read") as store:  # never creates one
+        refuse_unknown(unknown_values(store, filters))
         warn_skipped_rows(store)
-        return dashboard_data(store, days=days), f"the history store {store.location} (last {days} days)"
+        if split_by is None:
+            documents = [("", build(store, days=days, filters=filters))]
+        else:
+            documents = list(build_scopes(store, split_by=split_by, days=days, filters=filters))
+        scope = scope_label(filters)
+        return (
+            documents,
+            f"the history store {store.location} ({scope + ', ' if scope else ''}last {days} days)",
+        )

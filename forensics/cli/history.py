@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from forensics.cli.common import print_renderable, translate_errors
 from forensics.cli.progress import step_progress
-from forensics.cli.store_settings import STORE_OPTION, default_store_dir, warn_skipped_rows
-from forensics.errors import ConfigError
+from forensics.cli.store_settings import (
+    STORE_OPTION,
+    default_store_dir,
+    filter_options,
+    refuse_unknown,
+    warn_skipped_rows,
+)
 from forensics.render.history import render_history_json, render_history_text
 from forensics.render.reanalysis import render_reanalysis_json, render_reanalysis_text
 from forensics.report.redact import Redactor, redact_model
@@ -21,23 +24,8 @@ from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
 from forensics.store import open_store
 from forensics.store.answers import history
-from forensics.store.queries import Filters, UnknownValue, unknown_values
+from forensics.store.queries import Filters, unknown_values
 from forensics.usecases.reanalyze import reanalyze
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _filter_options(command: _F) -> _F:
-    for option in reversed(
-        (
-            click.option("--repo", "repository", metavar="OWNER/NAME", help="Only runs of this repository."),
-            click.option("--workflow", metavar="NAME", help="Only runs of this workflow (its name)."),
-            click.option("--branch", metavar="NAME", help="Only runs on this branch."),
-        )
-    ):
-        command = option(command)
-    return command
-
 
 _FORMAT_OPTION = click.option(
     "--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True
@@ -47,7 +35,7 @@ _FORMAT_OPTION = click.option(
 @click.command("history")
 @STORE_OPTION
 @_FORMAT_OPTION
-@_filter_options
+@filter_options
 @click.option(
     "--days", type=click.IntRange(1, 3660), default=30, show_default=True, help="The window, in days."
 )
@@ -88,7 +76,7 @@ def history_command(
 @click.command("reanalyze")
 @STORE_OPTION
 @_FORMAT_OPTION
-@_filter_options
+@filter_options
 @click.option(
     "--rules",
     "rule_paths",
@@ -135,26 +123,3 @@ def reanalyze_command(
         click.echo(render_reanalysis_json(found), nl=False)
     else:
         print_renderable(render_reanalysis_text(found))
-
-
-_WHAT = {
-    "--repo": "no run of repository '{}'",
-    "--workflow": "no run of workflow '{}'",
-    "--branch": "no run on branch '{}'",
-    "--cause": "no failing test with the cause or fingerprint '{}'",
-}
-
-
-def refuse_unknown(unknown: tuple[UnknownValue, ...]) -> None:
-    """A filter value the store never recorded is a ConfigError naming it and the closest known values."""
-    if not unknown:
-        return
-    first = unknown[0]
-    message = "; ".join(f"{_WHAT[item.option].format(item.value)} ({item.option})" for item in unknown)
-    if first.close:
-        hint = f"did you mean {' or '.join(repr(name) for name in first.close)} for {first.option}?"
-    elif first.known:
-        hint = f"the store knows {first.known} other values; leave out {first.option} to see them all"
-    else:
-        hint = "the store has none recorded yet: record runs with --record"
-    raise ConfigError(f"the history store has {message}", hint=hint)

@@ -6,24 +6,27 @@ rendering code of `history`; the store itself is imported when a command uses it
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import platformdirs
 from rich.console import Console
 
 from forensics.cli.common import option_group
+from forensics.errors import ConfigError
 from forensics.model import Report
 
 if TYPE_CHECKING:
     from forensics.annotate import History
     from forensics.store import OpenMode, Store
+    from forensics.store.queries import UnknownValue
 
 STORE_VARIABLE = "CI_FORENSICS_STORE"
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 def default_store_dir() -> Path:
@@ -87,3 +90,39 @@ def warn_skipped_rows(store: Store) -> None:
     for problem in skipped_rows(store):
         console.out(f"Warning: {problem.object}: {problem.message}", highlight=False)
         console.out(f"Hint: {problem.hint}", highlight=False)
+
+
+def filter_options(command: _F) -> _F:
+    """--repo, --workflow and --branch: which runs a reading command is about (`queries.Filters`)."""
+    for option in reversed(
+        (
+            click.option("--repo", "repository", metavar="OWNER/NAME", help="Only runs of this repository."),
+            click.option("--workflow", metavar="NAME", help="Only runs of this workflow (its name)."),
+            click.option("--branch", metavar="NAME", help="Only runs on this branch."),
+        )
+    ):
+        command = option(command)
+    return command
+
+
+_WHAT = {
+    "--repo": "no run of repository '{}'",
+    "--workflow": "no run of workflow '{}'",
+    "--branch": "no run on branch '{}'",
+    "--cause": "no failing test with the cause or fingerprint '{}'",
+}
+
+
+def refuse_unknown(unknown: tuple[UnknownValue, ...]) -> None:
+    """A filter value the store never recorded is a ConfigError naming it and the closest known values."""
+    if not unknown:
+        return
+    first = unknown[0]
+    message = "; ".join(f"{_WHAT[item.option].format(item.value)} ({item.option})" for item in unknown)
+    if first.close:
+        hint = f"did you mean {' or '.join(repr(name) for name in first.close)} for {first.option}?"
+    elif first.known:
+        hint = f"the store knows {first.known} other values; leave out {first.option} to see them all"
+    else:
+        hint = "the store has none recorded yet: record runs with --record"
+    raise ConfigError(f"the history store has {message}", hint=hint)

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from forensics.dashboard.chart import Series, render_chart
-from forensics.dashboard.layout import Column, kind_badge, number_cell, page, sighting, sortable_table, time
+from forensics.dashboard.layout import (
+    Column,
+    ScopeSwitcher,
+    kind_badge,
+    number_cell,
+    page,
+    sighting,
+    sortable_table,
+    time,
+)
 from forensics.dashboard.markup import Content, Html, link, tag
 from forensics.dashboard.model import Cause, Dashboard, Example
 from forensics.dashboard.test_page import test_link
@@ -15,6 +24,7 @@ from forensics.dashboard.wording import (
     dimension_label,
     dimension_order,
     percent,
+    percent_of_runs,
     plural,
 )
 from forensics.model import Evidence
@@ -31,7 +41,12 @@ _ENVIRONMENT_COLUMNS = (
 
 
 def render_cause_page(
-    dashboard: Dashboard, cause: Cause, *, series: Series, test_pages: Mapping[str, str] | None = None
+    dashboard: Dashboard,
+    cause: Cause,
+    *,
+    series: Series,
+    switcher: ScopeSwitcher | None = None,
+    test_pages: Mapping[str, str] | None = None,
 ) -> str:
     """The page of one cause; `series` gives it the colour it has in the front page's chart, `test_pages`
     maps a test's name to its page (from the site's top)."""
@@ -47,7 +62,7 @@ def render_cause_page(
         _tickets(cause),
         _evidence(cause, test_pages),
     ]
-    return page(title=cause.title, body=body, dashboard=dashboard, root=ROOT)
+    return page(title=cause.title, body=body, dashboard=dashboard, root=ROOT, switcher=switcher)
 
 
 def _title(cause: Cause) -> Html:
@@ -73,6 +88,8 @@ def _counts(cause: Cause) -> Html:
         ("In all", f"{counts.total:,}"),
         ("Tests", f"{len(cause.tests):,}"),
     ]
+    if cause.executed_share is not None:
+        stats.append(("Of the tests run", percent_of_runs(cause.executed_share)))
     return tag(
         "section",
         tag("h2", "How often", class_="visually-hidden", id="counts"),
@@ -132,15 +149,33 @@ def _advice(cause: Cause) -> Html:
 
 def _environment(cause: Cause) -> Html:
     heading = tag("h2", "Where it happens", id="environment")
-    if not cause.environment:
+    # A value every job of the scope had (the runner label `gpu` on every runner) says nothing about the cause.
+    informative = [share for share in cause.environment if share.run_share < 1]
+    everywhere = [
+        f"{dimension_label(share.dimension)} {share.value}"
+        for share in cause.environment
+        if share.run_share >= 1
+    ]
+    left_out = (
+        tag("p", "Every job had ", ", ".join(everywhere), ": not shown.", class_="muted")
+        if everywhere
+        else None
+    )
+    if not informative:
+        message = (
+            "Every job in this scope ran on the same runners and GPUs, so where it happens tells nothing."
+            if everywhere
+            else "No runner or GPU was recorded with these failures."
+        )
         return tag(
             "section",
             heading,
-            tag("p", "No runner or GPU was recorded with these failures.", class_="muted"),
+            tag("p", message, class_="muted"),
+            left_out,
             aria_labelledby="environment",
         )
     ordered = sorted(
-        cause.environment,
+        informative,
         key=lambda share: (-round(share.lift, 4), -share.hits, dimension_order(share.dimension), share.value),
     )
     strongest = ordered[0]
@@ -170,6 +205,7 @@ def _environment(cause: Cause) -> Html:
             rows=rows,
             table_id="environment-table",
         ),
+        left_out,
         aria_labelledby="environment",
     )
 

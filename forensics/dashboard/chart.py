@@ -12,7 +12,9 @@ from forensics.dashboard.wording import long_date, plural, short_date
 
 # Tableau 10 without its grey: distinct, and readable on light and dark backgrounds alike.
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f")
-OTHER_COLOUR = "#8d8d8d"
+OTHER_COLOUR = "#c2c2c2"  # light: the fold of the rarest causes must not outweigh the causes drawn
+UNEXPLAINED_COLOUR = "#8d8d8d"
+NO_RUN_COLOUR = "#8d8d8d"
 OTHER = "other"
 UNEXPLAINED = "unexplained"
 _WIDTH = 960
@@ -45,21 +47,28 @@ class Segment:
 
 
 def plan_series(dashboard: Dashboard, *, limit: int = len(PALETTE) - 1) -> tuple[Series, ...]:
-    """The chart's series, bottom to top: the `limit` most frequent causes, other causes, unexplained."""
+    """The chart's series, bottom to top: the `limit` most frequent causes, the rest folded into one labelled
+    with how many causes it holds (a tail of one cause is drawn as itself), then the unexplained clusters."""
     in_window: dict[str, int] = {}
     for day in dashboard.days:
         for key, count in day.by_cause:
             in_window[key] = in_window.get(key, 0) + count
     explained = [cause for cause in dashboard.causes if cause.explained and in_window.get(cause.key, 0) > 0]
     explained.sort(key=lambda cause: (-in_window[cause.key], -cause.counts.total, cause.key))
+    unexplained = frozenset(cause.key for cause in dashboard.unexplained_clusters)
+    folded = {key for key, count in in_window.items() if count and key not in unexplained} - {
+        cause.key for cause in explained[:limit]
+    }
+    shown = explained[: limit + 1] if len(folded) == 1 and len(explained) > limit else explained[:limit]
     series = [
         Series(key=cause.key, label=cause.title, colour=PALETTE[index], members=frozenset({cause.key}))
-        for index, cause in enumerate(explained[:limit])
+        for index, cause in enumerate(shown)
     ]
-    unexplained = frozenset(cause.key for cause in dashboard.unexplained_clusters)
-    rest = Series(key=OTHER, label="Other causes", colour=OTHER_COLOUR, members=None)
+    folded -= {cause.key for cause in shown}
+    label = f"Other causes ({len(folded)})" if folded else "Other causes"
+    rest = Series(key=OTHER, label=label, colour=OTHER_COLOUR, members=None)
     clusters = Series(
-        key=UNEXPLAINED, label="Unexplained", colour=OTHER_COLOUR, members=unexplained, hatched=True
+        key=UNEXPLAINED, label="Unexplained", colour=UNEXPLAINED_COLOUR, members=unexplained, hatched=True
     )
     if any(_segment(day, rest, [*series, clusters]).count for day in dashboard.days):
         series.append(rest)
@@ -134,13 +143,34 @@ def render_chart(
                     data_count=segment.count,
                 )
             )
+        if day.no_run:  # shaded, so a day nothing ran never reads as a clean day
+            rects.append(
+                tag(
+                    "rect",
+                    tag("title", f"{long_date(day.date)}: no run"),
+                    x=_num(x),
+                    y=_TOP,
+                    width=_num(bar_width),
+                    height=_num(plot_height),
+                    fill=f"url(#{id_prefix}-no-run)",
+                    class_="no-run",
+                )
+            )
         day_label = None
         if (len(days) - 1 - index) % label_every == 0:
             day_label = tag(
                 "text", short_date(day.date), x=_num(x + bar_width / 2), y=height - 12, class_="axis x"
             )
         columns.append(
-            tag("g", rects, day_label, class_="day", data_date=day.date.isoformat(), data_total=total)
+            tag(
+                "g",
+                rects,
+                day_label,
+                class_="day",
+                data_date=day.date.isoformat(),
+                data_total=total,
+                data_no_run=day.no_run or None,
+            )
         )
     empty = None
     if not any(totals):
@@ -150,7 +180,7 @@ def render_chart(
     return tag(
         "svg",
         tag("title", label, id=f"{id_prefix}-title"),
-        tag("defs", _hatch(f"{id_prefix}-hatch")),
+        tag("defs", _hatch(f"{id_prefix}-hatch"), _no_run(f"{id_prefix}-no-run")),
         grid,
         tag("line", x1=_LEFT, x2=_WIDTH - _RIGHT, y1=baseline, y2=baseline, class_="baseline"),
         columns,
@@ -166,6 +196,8 @@ def render_chart(
 
 def _tooltip(day: Day, segment: Segment, total: int, titles: Mapping[str, str]) -> str:
     head = f"{long_date(day.date)} · {segment.series.label}: {plural(segment.count, 'failure')} of {total}"
+    if day.ran is not None and day.ran.executed:
+        head += f" ({plural(day.ran.executed, 'test')} run)"
     if segment.series.members is not None and len(segment.series.members) == 1:
         return head
     lines = [head, *(f"  {titles.get(key, key)}: {count}" for key, count in segment.parts)]
@@ -173,6 +205,18 @@ def _tooltip(day: Day, segment: Segment, total: int, titles: Mapping[str, str]) 
     if segment.count > attributed:
         lines.append(f"  not attributed to a cause: {segment.count - attributed}")
     return "\n".join(lines)
+
+
+def _no_run(pattern_id: str) -> Html:
+    """Sparse dots for a day without a run: visibly not a bar, readable in light and dark mode."""
+    return tag(
+        "pattern",
+        tag("circle", cx=2, cy=2, r=1, fill=NO_RUN_COLOUR),
+        id=pattern_id,
+        patternUnits="userSpaceOnUse",
+        width=6,
+        height=6,
+    )
 
 
 def _hatch(pattern_id: str) -> Html:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import regex
 
@@ -58,6 +59,7 @@ from forensics.store.answers import (
     moment,
     open_window,
     series_changes,
+    window_start,
 )
 from forensics.store.base import Store
 from forensics.store.queries import Filters, FindingRow, HitRow
@@ -141,6 +143,34 @@ def build(
         flaky=Flaky(min_flips=min_flips, tests=flipping_tests(store, window, filters, min_flips=min_flips)),
         tests=failing_test_histories(store, window, filters),
     )
+
+
+SplitBy = Literal["repository", "workflow", "branch"]
+_ALL = {"repository": "All repositories", "workflow": "All workflows", "branch": "All branches"}
+
+
+def build_scopes(
+    store: Store,
+    *,
+    split_by: SplitBy,
+    now: datetime | None = None,
+    days: int = 30,
+    filters: Filters | None = None,
+) -> tuple[tuple[str, Dashboard], ...]:
+    """The whole scope first ("All workflows", …), then one document per repository, workflow or branch that
+    ran in the window: what a site with a scope switcher shows (`write_scoped_dashboards`)."""
+    now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)
+    filters = filters or Filters()
+    start, as_of = window_start(now, days).timestamp(), now.timestamp()
+    values = sorted(
+        {getattr(run, split_by) for run in queries.runs(store, filters) if start <= run.at <= as_of}
+    )
+    documents = [(_ALL[split_by], build(store, now=now, days=days, filters=filters))]
+    documents += [
+        (value or "(none)", build(store, now=now, days=days, filters=replace(filters, **{split_by: value})))
+        for value in values
+    ]
+    return tuple(documents)
 
 
 def dashboard_data(

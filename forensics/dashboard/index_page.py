@@ -8,6 +8,7 @@ from forensics.dashboard.chart import Series, render_chart
 from forensics.dashboard.filters import filter_attributes, filter_form
 from forensics.dashboard.layout import (
     Column,
+    ScopeSwitcher,
     kind_badge,
     legend,
     number_cell,
@@ -18,12 +19,14 @@ from forensics.dashboard.layout import (
 )
 from forensics.dashboard.markup import Content, Html, tag
 from forensics.dashboard.model import Cause, Dashboard, Day, Matrix
+from forensics.dashboard.since_last_run import render_since_last_run
 from forensics.dashboard.wording import (
     dimension_label,
     explained_share,
     headline,
     long_date,
     percent,
+    percent_of_runs,
     plural,
     window,
 )
@@ -41,25 +44,45 @@ _CAUSE_COLUMNS = (
     Column("Tests", number=True),
     Column("Tickets"),
 )
+_SHARE_COLUMN = Column("Of tests run", number=True)  # before Tickets, when the document says
 _SORTED_BY = 5  # the rows come ordered by failures in the last 30 days
 
 
-def render_index(dashboard: Dashboard, *, pages: Mapping[str, str], series: Sequence[Series]) -> str:
+def render_index(
+    dashboard: Dashboard,
+    *,
+    pages: Mapping[str, str],
+    series: Sequence[Series],
+    switcher: ScopeSwitcher | None = None,
+    test_pages: Mapping[str, str] | None = None,
+) -> str:
     """The front page; `pages` maps each cause key to its page's path relative to the site's top."""
     if not dashboard.causes:
         return page(
-            title="No failures recorded yet", body=_nothing_yet(dashboard), dashboard=dashboard, root=""
+            title="No failures recorded yet",
+            body=[
+                _nothing_yet(dashboard),
+                render_since_last_run(dashboard, pages=pages, test_pages=test_pages),
+            ],
+            dashboard=dashboard,
+            root="",
+            switcher=switcher,
         )
     titles = {cause.key: cause.title for cause in dashboard.causes}
     body = [
         _headline(dashboard),
+        render_since_last_run(dashboard, pages=pages, test_pages=test_pages),
         _per_day(dashboard, series=series, titles=titles, pages=pages),
         _causes(dashboard, pages),
         _matrix(dashboard.matrix, pages),
         _unexplained(dashboard, pages),
     ]
     return page(
-        title=headline(dashboard.totals, dashboard.window_days), body=body, dashboard=dashboard, root=""
+        title=headline(dashboard.totals, dashboard.window_days),
+        body=body,
+        dashboard=dashboard,
+        root="",
+        switcher=switcher,
     )
 
 
@@ -97,6 +120,14 @@ def _headline(dashboard: Dashboard) -> Html:
         ("Causes", f"{causes:,}"),
         ("Unexplained clusters", f"{len(clusters):,}"),
     ]
+    if totals.tests_run is not None:
+        rate = totals.pass_rate
+        stats[3:3] = [
+            ("Tests run", f"{totals.tests_run:,}"),
+            ("Passed", percent(rate) if rate is not None else "—"),
+        ]
+    if totals.days_without_run:
+        stats.append(("Days without a run", f"{totals.days_without_run:,}"))
     meter = None
     if share is not None:
         meter = tag(
@@ -134,6 +165,9 @@ def _per_day(
                 "figcaption",
                 "Each bar is one day's failing tests, stacked by root cause; hover a part for its numbers. "
                 "Hatched: failures no rule explains.",
+                " Dotted: a day without any run (not a clean day)."
+                if any(day.no_run for day in days)
+                else None,
             ),
             class_="chart-figure",
         ),
@@ -143,16 +177,22 @@ def _per_day(
 
 
 def _day_table(days: Sequence[Day]) -> Html:
+    known = any(day.ran is not None for day in days)  # a 1.0 document does not say what ran
     rows = [
         tag(
             "tr",
             tag("th", long_date(day.date), scope="row"),
+            _ran_cells(day) if known else None,
             number_cell(day.failures),
             number_cell(day.explained),
             number_cell(day.failures - day.explained),
+            class_="no-run" if day.no_run else None,
         )
         for day in days
     ]
+    ran_headers = (
+        [tag("th", name, scope="col") for name in ("Runs", "Tests run", "Passed")] if known else None
+    )
     return tag(
         "details",
         tag("summary", "The numbers, day by day"),
@@ -164,6 +204,7 @@ def _day_table(days: Sequence[Day]) -> Html:
                 tag(
                     "tr",
                     tag("th", "Day", scope="col"),
+                    ran_headers,
                     tag("th", "Failures", scope="col"),
                     tag("th", "Explained", scope="col"),
                     tag("th", "Unexplained", scope="col"),
@@ -175,6 +216,25 @@ def _day_table(days: Sequence[Day]) -> Html:
     )
 
 
+def _ran_cells(day: Day) -> Content:
+    """Runs, tests run and pass rate; one "no run" cell across them on a day nothing ran."""
+    if day.ran is None or day.no_run:
+        return tag("td", "no run", class_="no-run-label", colspan=3)
+    rate = day.pass_rate
+    return [
+        number_cell(day.ran.runs),
+        number_cell(day.ran.executed),
+        tag("td", percent(rate) if rate is not None else "—", class_="number"),
+    ]
+
+
+def _share_cell(cause: Cause) -> Html:
+    share = cause.executed_share
+    if share is None:
+        return tag("td", "—", class_="number zero", data_sort=0)
+    return tag("td", percent_of_runs(share), class_="number", data_sort=f"{share:.4f}")
+
+
 def _cause_link(cause: Cause, pages: Mapping[str, str]) -> Html:
     return tag("a", cause.title, href=pages[cause.key], class_="masked" if not cause.explained else None)
 
@@ -183,6 +243,7 @@ def _causes(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
     ordered = sorted(
         dashboard.causes, key=lambda cause: (-cause.counts.last_30d, -cause.counts.total, cause.title)
     )
+    shares = dashboard.totals.tests_run is not None  # a 1.0 document does not say how many tests ran
     rows = [
         tag(
             "tr",
@@ -205,6 +266,7 @@ def _causes(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
             ),
             tag("td", sighting(cause.last_seen, compact=True), data_sort=int(cause.last_seen.at.timestamp())),
             number_cell(len(cause.tests)),
+            _share_cell(cause) if shares else None,
             tag(
                 "td",
                 tickets(cause.tickets, separator=tag("br")),
@@ -222,7 +284,9 @@ def _causes(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
         sortable_table(
             caption=f"Root causes and unexplained clusters: failing tests over 24 hours, 7 days, 30 days and "
             f"in all ({plural(len(rows), 'row')}; click a header to sort)",
-            columns=_CAUSE_COLUMNS,
+            columns=_CAUSE_COLUMNS
+            if not shares
+            else (*_CAUSE_COLUMNS[:-1], _SHARE_COLUMN, _CAUSE_COLUMNS[-1]),
             rows=rows,
             table_id="causes-table",
             sorted_by=_SORTED_BY,

@@ -13,6 +13,7 @@ from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.wording import iso, timestamp, window
 from forensics.model import Ticket
 from forensics.store.answers import Sighting
+from forensics.store.queries import Filters
 
 GENERATOR = "ci-forensics dashboard"
 STYLESHEET = "assets/dashboard.css"
@@ -27,6 +28,39 @@ CONTENT_SECURITY_POLICY = (
 
 
 @dataclass(frozen=True, slots=True)
+class Scope:
+    """One page set of a site that covers several scopes: its name and its folder under the site's top."""
+
+    label: str
+    folder: str  # "" for the site's top, else "scopes/<slug>"
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeSwitcher:
+    """The links between the page sets of one site, shown on every page of each."""
+
+    scopes: tuple[Scope, ...]
+    current: Scope
+
+    def render(self, root: str) -> Html:
+        """The switcher for a page `root` away from its page set's top (`""` or `"../"`)."""
+        top = root + "../" * len([part for part in self.current.folder.split("/") if part])
+        items = [
+            tag(
+                "li",
+                tag(
+                    "a",
+                    scope.label,
+                    href=f"{top}{scope.folder + '/' if scope.folder else ''}index.html",
+                    aria_current="page" if scope == self.current else None,
+                ),
+            )
+            for scope in self.scopes
+        ]
+        return tag("nav", tag("ul", items), class_="scopes", aria_label="Scope")
+
+
+@dataclass(frozen=True, slots=True)
 class Column:
     """A header of a sortable table: `number` columns sort descending first, by each cell's `data-sort`."""
 
@@ -34,8 +68,10 @@ class Column:
     number: bool = False
 
 
-def page(*, title: str, body: Content, dashboard: Dashboard, root: str) -> str:
-    """A whole HTML document; `root` is the relative way back to the site's top (`""` or `"../"`)."""
+def page(
+    *, title: str, body: Content, dashboard: Dashboard, root: str, switcher: ScopeSwitcher | None = None
+) -> str:
+    """A whole HTML document; `root` is the relative way back to its page set's top (`""` or `"../"`)."""
     head = tag(
         "head",
         tag("meta", charset="utf-8"),
@@ -54,6 +90,7 @@ def page(*, title: str, body: Content, dashboard: Dashboard, root: str) -> str:
         "header",
         tag("a", "ci-forensics", href=f"{root}index.html", class_="brand"),
         tag("span", " triage dashboard", class_="muted"),
+        tag("span", scope_label(dashboard.scope), class_="scope") if scope_label(dashboard.scope) else None,
         tag(
             "span",
             f"last {dashboard.window_days} days · generated ",
@@ -62,6 +99,8 @@ def page(*, title: str, body: Content, dashboard: Dashboard, root: str) -> str:
         ),
         class_="site",
     )
+    if switcher is not None and len(switcher.scopes) > 1:
+        header = Html(header + switcher.render(root))
     footer = tag(
         "footer",
         "The data behind these pages: ",
@@ -70,6 +109,11 @@ def page(*, title: str, body: Content, dashboard: Dashboard, root: str) -> str:
     )
     document = tag("html", head, tag("body", header, tag("main", body, id="main"), footer), lang="en")
     return f"<!doctype html>\n{document}\n"
+
+
+def scope_label(scope: Filters) -> str:
+    """`acme/inference · Nightly CI · main` for the parts a scope names ('' for everything)."""
+    return " · ".join(part for part in (scope.repository, scope.workflow, scope.branch) if part)
 
 
 def time(moment: datetime) -> Html:

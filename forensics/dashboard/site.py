@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -15,7 +15,7 @@ from forensics.dashboard.chart import OTHER_COLOUR, Series, plan_series
 from forensics.dashboard.document import parse, to_json
 from forensics.dashboard.filters import FILTER_SCRIPT
 from forensics.dashboard.index_page import render_index
-from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET
+from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET, Scope, ScopeSwitcher
 from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.slugs import unique_slugs
 from forensics.dashboard.test_page import render_test_page
@@ -26,6 +26,7 @@ INDEX = "index.html"
 DATA = "data.json"
 CAUSES = "causes"
 TESTS = "tests"
+SCOPES = "scopes"
 ASSETS = (STYLESHEET, SCRIPT, FILTER_SCRIPT)
 
 
@@ -60,7 +61,11 @@ def test_paths(dashboard: Dashboard) -> dict[str, str]:
 
 
 def build_site(
-    data: Mapping[str, Any] | Dashboard, *, source: str = "dashboard data", redactor: Redactor | None = None
+    data: Mapping[str, Any] | Dashboard,
+    *,
+    source: str = "dashboard data",
+    redactor: Redactor | None = None,
+    switcher: ScopeSwitcher | None = None,
 ) -> Site:
     """Render every page from the dashboard document, without touching the disk (but for the packaged assets).
 
@@ -72,18 +77,25 @@ def build_site(
     dashboard = parse(data, source=source)
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
-    files = [(INDEX, render_index(dashboard, pages=pages, series=series))]
     tests = test_paths(dashboard)
+    files = [
+        (INDEX, render_index(dashboard, pages=pages, series=series, switcher=switcher, test_pages=tests))
+    ]
     files += [
         (
             pages[cause.key],
-            render_cause_page(dashboard, cause, series=_series_of(cause, series), test_pages=tests),
+            render_cause_page(
+                dashboard, cause, series=_series_of(cause, series), switcher=switcher, test_pages=tests
+            ),
         )
         for cause in dashboard.causes
     ]
     titles = {cause.key: cause.title for cause in dashboard.causes}
     files += [
-        (tests[test.name], render_test_page(dashboard, test, cause_pages=pages, titles=titles))
+        (
+            tests[test.name],
+            render_test_page(dashboard, test, cause_pages=pages, titles=titles, switcher=switcher),
+        )
         for test in dashboard.tests
     ]
     files.append((DATA, json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
@@ -104,8 +116,48 @@ def write_dashboard(
     Cause pages an earlier build wrote for causes that are gone are removed, so no stale page stays reachable
     by its old address; files this tool did not write are left alone.
     """
+    return _write(build_site(data, source=source, redactor=redactor), Path(out_dir))
+
+
+def write_scoped_dashboards(
+    documents: Sequence[tuple[str, Mapping[str, Any] | Dashboard]],
+    out_dir: str | os.PathLike[str],
+    *,
+    source: str = "dashboard data",
+    redactor: Redactor | None = None,
+) -> list[Path]:
+    """One site of several page sets: the first document at the top of `out_dir`, each other one under
+    `scopes/<slug>/`, every page with a switcher between them (plain relative links: it works from a file).
+
+    `documents` are (label, document) pairs, e.g. ("All workflows", …), ("Nightly CI", …). Returns the files
+    written, the top's index.html first. Pages an earlier build wrote for scopes that are gone are removed.
+    """
     out_dir = Path(out_dir)
-    site = build_site(data, source=source, redactor=redactor)
+    labels = [label for label, _ in documents]
+    slugs = unique_slugs(labels[1:])
+    scopes = tuple(
+        Scope(label=label, folder="" if index == 0 else f"{SCOPES}/{slugs[label]}")
+        for index, label in enumerate(labels)
+    )
+    written = []
+    for scope, (_, document) in zip(scopes, documents, strict=True):
+        site = build_site(
+            document,
+            source=source,
+            redactor=redactor,
+            switcher=ScopeSwitcher(scopes=scopes, current=scope),
+        )
+        written += _write(site, out_dir / scope.folder if scope.folder else out_dir)
+    current = {out_dir / scope.folder for scope in scopes if scope.folder}
+    for folder in sorted((out_dir / SCOPES).glob("*/")) if (out_dir / SCOPES).is_dir() else ():
+        if folder not in current:
+            _remove_stale_pages(folder / CAUSES, keep=set())
+            _remove_stale_pages(folder / TESTS, keep=set())
+            _remove_stale_pages(folder, keep=set())
+    return written
+
+
+def _write(site: Site, out_dir: Path) -> list[Path]:
     written = []
     try:
         for relative, text in site.files:
@@ -138,7 +190,7 @@ def _series_of(cause: Cause, series: tuple[Series, ...]) -> Series:
 
 def _remove_stale_pages(folder: Path, *, keep: set[Path]) -> None:
     marker = f'<meta name="generator" content="{GENERATOR}">'.encode()
-    for path in folder.glob("*.html"):
+    for path in folder.glob("*.html") if folder.is_dir() else ():
         if path in keep:
             continue
         with path.open("rb") as stream:

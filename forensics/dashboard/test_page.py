@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from forensics.dashboard.layout import page, time
+from forensics.dashboard.layout import ScopeSwitcher, page, time
 from forensics.dashboard.markup import Content, Html, external_url, link, tag
 from forensics.dashboard.model import Dashboard
 from forensics.dashboard.wording import percent, plural, timestamp
@@ -31,7 +31,12 @@ _GLYPHS: dict[TestOutcome, str] = {
 
 
 def render_test_page(
-    dashboard: Dashboard, test: TestHistory, *, cause_pages: Mapping[str, str], titles: Mapping[str, str]
+    dashboard: Dashboard,
+    test: TestHistory,
+    *,
+    cause_pages: Mapping[str, str],
+    titles: Mapping[str, str],
+    switcher: ScopeSwitcher | None = None,
 ) -> str:
     """The page of one test; `cause_pages` maps a cause key to its page (from the site's top), `titles` to its title."""
     flaky = None
@@ -44,7 +49,7 @@ def render_test_page(
         _causes(test, cause_pages, titles),
         _tickets(test),
     ]
-    return page(title=test.name, body=body, dashboard=dashboard, root=ROOT)
+    return page(title=test.name, body=body, dashboard=dashboard, root=ROOT, switcher=switcher)
 
 
 def test_link(name: str, test_pages: Mapping[str, str], *, root: str) -> Html:

@@ -30,6 +30,15 @@ def percent(share: float) -> str:
     return f"{min(99, max(1, round(share * 100)))}%"
 
 
+def percent_of_runs(share: float) -> str:
+    """A small share with one decimal (`0.4%`), since a cause hits a few of thousands of tests run."""
+    if share <= 0:
+        return "0%"
+    if share >= 0.1:
+        return percent(share)
+    return f"{max(0.1, round(share * 100, 1)):.1f}%"
+
+
 def window(days: int) -> str:
     """`the last 30 days`, `the last day`."""
     return "the last day" if days == 1 else f"the last {days} days"
