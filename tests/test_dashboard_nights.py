@@ -1,7 +1,8 @@
 """The dashboard of simulated nights (tests/support/nights.py) in headless Chromium, opened from file://.
 
-Two workflows, two GPU types, real Allure results recorded through the normal path: the test pages' run
-strips, the flaky mark, and the filters with their state in the URL.
+Two workflows, two GPU types, real Allure results recorded through the normal path: what is new and gone
+since the last run (as the dashboard built on the morning after night 5 and after night 6 shows it), the
+flaky list, days without a run, the test pages' run strips, and the filters with their state in the URL.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from tests.support.browser import Visit
 from tests.support.nights import (
     FLAKY_TEST,
     GATED_TEST,
+    GONE_CAUSE,
     MEMORY_CAUSE,
     MEMORY_TEST,
     NEW_CAUSE,
     NEW_NIGHT,
+    NIGHTLY,
     PORT_TEST,
     NightBuilder,
     after_night,
@@ -49,6 +52,18 @@ def last_night(nights_store: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     out = tmp_path_factory.mktemp("site-last-night")
     write_dashboard(_dashboard(nights_store, LAST_NIGHT), out)
     return out
+
+
+@pytest.fixture(scope="module")
+def new_night(nights_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site-new-night")
+    write_dashboard(_dashboard(nights_store, NEW_NIGHT), out)
+    return out
+
+
+def _changes(visit: Visit, workflow: str, status: str) -> list[str]:
+    items = visit.page.locator(f'article.series[data-workflow="{workflow}"] li[data-status="{status}"]')
+    return sorted(str(key) for key in items.evaluate_all("items => items.map(item => item.dataset.key)"))
 
 
 def _strip(visit: Visit, workflow: str) -> list[str]:
@@ -167,4 +182,55 @@ def test_filters_narrow_the_causes_and_a_copied_link_reopens_the_view(visit: Vis
     page.get_by_role("button", name="Clear").click()
     page.wait_for_function("() => !window.location.search")
     assert _shown_causes(visit) == everything
+    visit.assert_clean()
+
+
+def test_a_cause_is_new_on_its_night_and_not_on_the_next(
+    visit: Visit, new_night: Path, last_night: Path
+) -> None:
+    visit.open(new_night / "index.html")
+    assert visit.page.locator("#since-last-run").is_visible()
+    assert _changes(visit, NIGHTLY, "new") == sorted([NEW_CAUSE, GONE_CAUSE])  # both first failed on night 5
+    new = visit.page.locator(f'article.series[data-workflow="{NIGHTLY}"] li[data-key="{NEW_CAUSE}"]')
+    assert new.is_visible() and "Hugging Face gated model" in new.inner_text()
+    visit.open(last_night / "index.html")
+    assert _changes(visit, NIGHTLY, "new") == []  # failed again on night 6: not new any more
+    assert _changes(visit, "Post-merge GPU", "new") == []
+    visit.assert_clean()
+
+
+def test_a_cause_that_went_away_is_listed_as_gone(visit: Visit, last_night: Path) -> None:
+    visit.open(last_night / "index.html")
+    assert _changes(visit, NIGHTLY, "gone") == [GONE_CAUSE]
+    gone = visit.page.locator(f'article.series[data-workflow="{NIGHTLY}"] li[data-key="{GONE_CAUSE}"]')
+    assert "in the previous run, none in the latest" in gone.inner_text()
+    gone.get_by_role("link", name="Port already in use").click()
+    visit.page.wait_for_url(f"**/causes/{GONE_CAUSE}.html")
+    visit.assert_clean()
+
+
+def test_the_flaky_list_marks_the_flaky_test_and_links_its_page(visit: Visit, last_night: Path) -> None:
+    visit.open(last_night / "index.html")
+    page = visit.page
+    listed = page.locator("#flaky-table tbody tr").evaluate_all("rows => rows.map(row => row.dataset.test)")
+    assert listed == [FLAKY_TEST]  # the test failing on every A10G and passing on every L40S is GPU-bound
+    page.locator("#flaky-table").get_by_role("link", name=FLAKY_TEST).click()
+    page.wait_for_url("**/tests/*.html")
+    assert page.locator("[data-verdict]").get_attribute("data-verdict") == "flaky"
+    visit.assert_clean()
+
+
+def test_days_without_a_run_are_shown_as_such(visit: Visit, last_night: Path) -> None:
+    visit.open(last_night / "index.html")
+    page = visit.page
+    # a 14-day window to 7 Feb: nothing ran from 25 to 31 Jan, nor on night 3 (4 Feb)
+    no_run = page.locator("svg.chart rect.no-run title").evaluate_all(
+        "titles => titles.map(t => t.textContent)"
+    )
+    assert len(no_run) == 8 and "4 Feb 2026: no run" in no_run
+    assert "3 Feb 2026: no run" not in no_run and "5 Feb 2026: no run" not in no_run
+    page.locator("summary").filter(has_text="The numbers, day by day").click()
+    rows = page.locator("table.days tbody tr.no-run")
+    assert rows.count() == 8
+    assert "no run" in page.locator("table.days tbody tr", has_text="4 Feb 2026").inner_text()
     visit.assert_clean()
