@@ -294,18 +294,33 @@ def test_rare_causes_fold_into_other_causes(document: dict[str, Any]) -> None:
     series = plan_series(dashboard)
     assert [one.key for one in series][-2:] == [OTHER, UNEXPLAINED]
     assert len(series) == 8 + 2
+    assert series[-2].label == "Other causes (6)"  # 4 causes of the document and 10 rare ones, 8 drawn
     assert series[0].key == SEED_KEY
     colours = [one.colour for one in series[:-2]]
     assert len(set(colours)) == len(colours)
     site = build_site(crowded)
     index = dict(site.files)["index.html"]
     other_bars = re.findall(r'<rect[^>]*data-series="other"[^>]*><title>([^<]*)</title>', index)
-    assert other_bars and all("Other causes" in title for title in other_bars)
+    assert other_bars and all("Other causes (6)" in title for title in other_bars)
+    assert "Other causes (6)</li>" in index  # the legend says how many the fold holds
     assert any("Rare cause" in title for title in other_bars)
     per_day = defaultdict(int)
     for date, bars in re.findall(r'data-date="([\d-]+)" data-total="\d+">(.*?)</g>', index, re.S):
         per_day[date] = sum(int(count) for count in re.findall(r'data-count="(\d+)"', bars))
     assert [per_day[day["date"]] for day in crowded["days"]] == [day["failures"] for day in crowded["days"]]
+
+
+def test_a_tail_of_one_cause_is_drawn_as_itself_not_folded(document: dict[str, Any]) -> None:
+    crowded = copy.deepcopy(document)
+    template = crowded["causes"][1]
+    for number in range(5):  # 4 + 5 = 9 causes in the window, one more than the 8 the chart names
+        key = f"rare.cause-{number}"
+        crowded["causes"].append({**copy.deepcopy(template), "key": key, "title": f"Rare cause {number}"})
+        crowded["days"][number]["by_cause"][key] = 1
+        crowded["days"][number]["failures"] += 1
+    series = plan_series(parse(crowded))
+    assert OTHER not in [one.key for one in series]
+    assert len(series) == 9 + 1 and len({one.colour for one in series[:-1]}) == 9
 
 
 def test_failures_the_store_did_not_attribute_still_count_in_the_bar(document: dict[str, Any]) -> None:

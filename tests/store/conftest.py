@@ -18,11 +18,17 @@ from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
 from forensics.store.postgres import PostgresStore
+from forensics.store.writer import record_report
+from tests.store.nightly import nightly
 from tests.store.servers import postgres_url, with_search_path
 from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
 
 SAMPLE = Path(__file__).resolve().parents[2] / "forensics" / "samples" / "nightly-allure-results.zip"
 GPU_SCENARIO = SCENARIOS_DIRECTORY / "scenario_history_gpu.py"
+PRE_MERGE = "Pre-merge GPU"
+# The nightly workflow: which GPU each night ran on (nights 2 and 6 ran nothing at all).
+NIGHTLY = {0: "L40S", 1: "L40S", 3: "A10G", 4: "A10G", 5: "L40S", 7: "L40S", 8: "L40S", 9: "L40S", 10: "A10G"}
+PRE_MERGE_NIGHTS = (1, 4)  # the bundled sample's failures, in a second workflow
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -83,3 +89,15 @@ def gpu_report(gpu_results: Callable[[str], Path], rule_pack: RuleSet) -> Callab
         return cache[gpu]
 
     return report
+
+
+@pytest.fixture
+def nights(store: Store, sample_report: Report, gpu_report: Callable[[str], Report]) -> Store:
+    """Eleven nights of two workflows on two GPUs, recorded from real reports (see NIGHTLY, PRE_MERGE_NIGHTS)."""
+    for day, gpu in NIGHTLY.items():
+        record_report(store, nightly(gpu_report(gpu), day=day, gpu=gpu))
+    for day in PRE_MERGE_NIGHTS:
+        record_report(
+            store, nightly(sample_report, day=day, run_id=7_000_000 + day, workflow=PRE_MERGE, hour=3)
+        )
+    return store

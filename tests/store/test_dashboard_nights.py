@@ -4,38 +4,19 @@ days without a run, and the scope options — on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import timedelta
-
-import pytest
 
 from forensics.dashboard.document import build, parse, to_json
 from forensics.dashboard.model import Dashboard
-from forensics.model import Report
 from forensics.store import Store
 from forensics.store.answers import SeriesChanges
 from forensics.store.queries import Filters
-from forensics.store.writer import record_report
-from tests.store.nightly import START, WORKFLOW, nightly
+from tests.store.conftest import PRE_MERGE, PRE_MERGE_NIGHTS
+from tests.store.nightly import START, WORKFLOW
 
 SEED_KEY = "vllm.startup-free-memory"
 SEED_TEST = "test_serve_deployment[mm_epd_qwen3-vl-2b]"
 RETRIED_TEST = "test_kv_router_decisions[nats]"  # the sample's test that failed, then passed on a retry
-PRE_MERGE = "Pre-merge GPU"
-# The nightly workflow: which GPU each night ran on (nights 2 and 6 ran nothing at all).
-NIGHTLY = {0: "L40S", 1: "L40S", 3: "A10G", 4: "A10G", 5: "L40S", 7: "L40S", 8: "L40S", 9: "L40S", 10: "A10G"}
-PRE_MERGE_NIGHTS = (1, 4)  # the bundled sample's failures, in a second workflow
-
-
-@pytest.fixture
-def nights(store: Store, sample_report: Report, gpu_report: Callable[[str], Report]) -> Store:
-    for day, gpu in NIGHTLY.items():
-        record_report(store, nightly(gpu_report(gpu), day=day, gpu=gpu))
-    for day in PRE_MERGE_NIGHTS:
-        record_report(
-            store, nightly(sample_report, day=day, run_id=7_000_000 + day, workflow=PRE_MERGE, hour=3)
-        )
-    return store
 
 
 def _on_night(store: Store, night: int, *, filters: Filters | None = None) -> Dashboard:
