@@ -17,6 +17,7 @@ from forensics.dashboard import build_site, write_dashboard
 from forensics.dashboard.chart import OTHER, UNEXPLAINED, plan_series
 from forensics.dashboard.document import parse
 from forensics.dashboard.markup import Html, external_url, tag
+from forensics.dashboard.site import write_scoped_dashboards
 from forensics.dashboard.slugs import slugify, unique_slugs
 from forensics.dashboard.wording import headline, percent
 from forensics.errors import ResultsError
@@ -386,6 +387,20 @@ def test_a_rebuild_removes_pages_of_gone_causes_and_leaves_other_files(
     assert not (tmp_path / "causes" / f"{STALE_KEY}.html").exists()
     assert (tmp_path / "causes" / f"{SEED_KEY}.html").is_file()
     assert mine.read_text() == "<!doctype html><p>my own notes</p>"
+
+
+def test_a_site_of_several_scopes_drops_the_pages_of_a_scope_that_is_gone(
+    tmp_path: Path, document: dict[str, Any]
+) -> None:
+    written = write_scoped_dashboards([("All workflows", document), ("Nightly CI", document)], tmp_path)
+    scope_index = tmp_path / "scopes" / "nightly-ci" / "index.html"
+    assert scope_index in written and (tmp_path / "scopes" / "nightly-ci" / "data.json").is_file()
+    assert 'href="scopes/nightly-ci/index.html"' in (tmp_path / "index.html").read_text()
+    assert 'href="../../index.html"' in scope_index.read_text()
+    write_scoped_dashboards([("All workflows", document)], tmp_path)
+    assert not scope_index.exists()
+    assert not list((tmp_path / "scopes" / "nightly-ci" / "causes").glob("*.html"))
+    assert 'class="scopes"' not in (tmp_path / "index.html").read_text()  # one scope: no switcher
 
 
 def test_keys_that_collide_after_slugging_get_separate_pages(

@@ -124,7 +124,7 @@ def _headline(dashboard: Dashboard) -> Html:
         rate = totals.pass_rate
         stats[3:3] = [
             ("Tests run", f"{totals.tests_run:,}"),
-            ("Passed", percent(rate) if rate is not None else "—"),
+            ("Pass rate", percent(rate) if rate is not None else "—"),
         ]
     if totals.days_without_run:
         stats.append(("Days without a run", f"{totals.days_without_run:,}"))

@@ -100,7 +100,7 @@ def test_days_without_a_run_are_marked_in_the_chart_and_the_table(nights: Store)
     assert re.search(rf'<g class="day" data-date="{clean}" data-total="0">', index)
     rows = _Tags(index[index.index('<table class="days">') :]).text
     assert "29 Jan 2026 no run 0 0 0" in rows and "1 Feb 2026 1 2 100% 0 0 0" in rows
-    assert "Tests run 52 Passed 67%" in _Tags(index).text
+    assert "Tests run 52 Pass rate 67%" in _Tags(index).text
 
 
 def test_where_it_happens_leaves_out_what_every_job_had(nights: Store) -> None:
