@@ -646,7 +646,10 @@ def failing_test_histories(store: Store, window: Window, filters: Filters) -> tu
         outcome.test_pk for outcome in outcomes if outcome.cause_key is not None and outcome.name in names
     ]
     tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing).items()}
-    histories = [_test_history(name, per_test[name], series, tickets_by_test) for name in sorted(per_test)]
+    seen = {run.pk: sighting(run) for members in series.values() for run in members}
+    histories = [
+        _test_history(name, per_test[name], series, tickets_by_test, seen) for name in sorted(per_test)
+    ]
     return tuple(sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), test.name)))
 
 
@@ -655,11 +658,12 @@ def _test_history(
     by_run: dict[int, list[queries.Outcome]],
     series: dict[tuple[str, str, str], list[RunRow]],
     tickets_by_test: dict[int, tuple[tuple[str, str], ...]],
+    seen: dict[int, Sighting],
 ) -> TestHistory:
     strips = []
     for (repository, workflow, branch), members in sorted(series.items()):
         if any(run.pk in by_run for run in members):
-            cells = tuple(_cell(run, by_run.get(run.pk, [])) for run in members)
+            cells = tuple(_cell(seen[run.pk], by_run.get(run.pk, [])) for run in members)
             strips.append(TestStrip(repository=repository, workflow=workflow, branch=branch, cells=cells))
     causes: Counter[str] = Counter(key for strip in strips for cell in strip.cells for key in cell.causes)
     tickets: dict[str, str] = {}  # key → url; the latest run first, a later one may supply a missing url
@@ -677,7 +681,7 @@ def _test_history(
     )
 
 
-def _cell(run: RunRow, executions: Sequence[queries.Outcome]) -> TestCell:
+def _cell(run: Sighting, executions: Sequence[queries.Outcome]) -> TestCell:
     failing = [one for one in executions if one.status in _FAILED]
     passed = [one for one in executions if one.status == _PASSED]
     outcome: TestOutcome
@@ -690,7 +694,7 @@ def _cell(run: RunRow, executions: Sequence[queries.Outcome]) -> TestCell:
     else:
         outcome = "not-run"
     return TestCell(
-        run=sighting(run),
+        run=run,
         outcome=outcome,
         causes=tuple(dict.fromkeys(one.cause_key for one in failing if one.cause_key)),
         retried=not failing and any(status in _FAILED for one in passed for status in one.previous_statuses),
