@@ -6,6 +6,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,6 +14,11 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from tests.outside_reads import OutsideReads, allowed_folders, import_path
 from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+from tests.support.browser import Visit, launched_browser, visiting
+from tests.support.nights import NightBuilder
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 # gpu_suite provokes real failures on a GPU machine (tests/gpu_suite/README.md): never collected here, never in CI
 collect_ignore = ["scenarios", "corpus", "gpu_suite"]
@@ -122,3 +128,23 @@ def workdir(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         os.chdir(old)
+
+
+@pytest.fixture(scope="session")
+def night_builder(rule_pack: RuleSet, tmp_path_factory: pytest.TempPathFactory) -> NightBuilder:
+    """The simulated nights (tests/support/nights.py): each distinct job run once under allure-pytest per session."""
+    return NightBuilder(tmp_path_factory.mktemp("nights"), rule_pack)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium (tests/support/browser.py), one per session."""
+    with launched_browser() as launched:
+        yield launched
+
+
+@pytest.fixture
+def visit(browser: Browser) -> Iterator[Visit]:
+    """A fresh page whose console errors, dialogs and requests are recorded."""
+    with visiting(browser) as recorded:
+        yield recorded

@@ -106,7 +106,7 @@ def test_write_dashboard_returns_what_it_wrote_index_first(tmp_path: Path, docum
     written = write_dashboard(document, tmp_path / "new" / "site")
     assert written[0] == tmp_path / "new" / "site" / "index.html"
     assert all(path.is_file() for path in written)
-    assert len(written) == 1 + len(document["causes"]) + 3
+    assert len(written) == 1 + len(document["causes"]) + 4  # index, cause pages, data.json and three assets
 
 
 def test_every_relative_link_resolves_and_nothing_comes_from_the_network(site: Path) -> None:
@@ -179,8 +179,8 @@ def test_log_lines_test_names_and_links_from_the_data_stay_text(site: Path) -> N
         page = _page(path)
         scripts = page.all("script")
         assert [script.get("src") for script in scripts] in (
-            ["assets/dashboard.js"],
-            ["../assets/dashboard.js"],
+            ["assets/dashboard.js", "assets/filters.js"],
+            ["../assets/dashboard.js", "../assets/filters.js"],
         )
         for tag_name, attributes in page.tags:
             handlers = [name for name in attributes if name.startswith("on")]
@@ -231,7 +231,7 @@ def test_an_unexplained_cluster_page_says_no_rule_explains_it(site: Path) -> Non
 def test_index_lists_unexplained_clusters_with_their_masked_lines(site: Path) -> None:
     index = (site / "index.html").read_text()
     section = index[index.index('id="unexplained"') :]
-    assert section.count("<li>") == 2
+    assert section.count('<li data-filter="cause"') == 2
     assert "RuntimeError: TIMEOUT: Check URL: &lt;url&gt; failed after &lt;duration&gt;" in section
     assert f"fingerprint {TIMEOUT_KEY}" in section
 
@@ -347,6 +347,7 @@ def test_an_empty_store_renders_a_clear_page(tmp_path: Path) -> None:
         "data.json",
         "assets/dashboard.css",
         "assets/dashboard.js",
+        "assets/filters.js",
     ]
     index = _page(tmp_path / "index.html")
     assert "No failures recorded yet" in index.text

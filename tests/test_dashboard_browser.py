@@ -6,15 +6,16 @@ since .ci/services installs it.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from forensics.dashboard import write_dashboard
+from tests.support.browser import Visit
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 from tests.support.dashboard_data import (
     SEED_ADVICE,
     SEED_KEY,
@@ -27,38 +28,6 @@ from tests.support.dashboard_data import (
     empty_document,
 )
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, Request
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-TIMEOUT_MS = 30_000  # a busy 2-core CI machine; only a failing test ever waits this long
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; .ci/services installs Debian's chromium for these tests")
-        pytest.skip(f"{CHROMIUM} is missing (install Debian's chromium to run the browser tests)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield launched
-        finally:
-            launched.close()
-
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
@@ -70,53 +39,6 @@ def site(document: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> 
     out = tmp_path_factory.mktemp("browser-site")
     write_dashboard(document, out)
     return out
-
-
-@dataclass
-class Visit:
-    """A page with everything that went wrong on it recorded: console errors, script errors, dialogs, requests."""
-
-    page: Page
-    errors: list[str] = field(default_factory=list)
-    dialogs: list[str] = field(default_factory=list)
-    requests: list[str] = field(default_factory=list)
-
-    def open(self, path: Path) -> None:
-        self.page.goto(path.resolve().as_uri(), wait_until="load")
-
-    def assert_clean(self) -> None:
-        assert self.errors == []
-        assert self.dialogs == []
-        outside = [url for url in self.requests if not url.startswith(("file:", "data:"))]
-        assert outside == [], "the site must load nothing from the network"
-
-
-@pytest.fixture
-def visit(browser: Browser) -> Iterator[Visit]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
-    recorded = Visit(page)
-
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type in ("error", "warning"):
-            recorded.errors.append(f"console {message.type}: {message.text}")
-
-    def on_dialog(dialog: Dialog) -> None:
-        recorded.dialogs.append(dialog.message)
-        dialog.dismiss()
-
-    def on_request(request: Request) -> None:
-        recorded.requests.append(request.url)
-
-    page.on("console", on_console)
-    page.on("pageerror", lambda error: recorded.errors.append(f"page error: {error}"))
-    page.on("dialog", on_dialog)
-    page.on("request", on_request)
-    try:
-        yield recorded
-    finally:
-        context.close()
 
 
 def _causes_order(page: Page) -> list[str]:
@@ -214,7 +136,7 @@ def test_html_in_a_log_line_is_shown_as_text_and_never_runs(visit: Visit, site: 
     page.wait_for_url(f"**/causes/{XSS_KEY}.html")
     assert XSS_LINE in page.locator("article.example mark.line").inner_text()
     assert page.locator("article.example h3").inner_text() == XSS_TEST
-    assert page.locator("script").count() == 1  # ours; the log's <script> is text
+    assert page.locator("script").count() == 2  # ours (sorting, filters); the log's <script> is text
     assert page.locator("main img, main b").count() == 0
     assert page.get_by_role("link", name="OPS-9999").count() == 0  # its javascript: URL is not a link
     visit.assert_clean()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from forensics.dashboard.chart import Series, render_chart
 from forensics.dashboard.layout import (
     Column,
@@ -15,6 +17,7 @@ from forensics.dashboard.layout import (
 )
 from forensics.dashboard.markup import Content, Html, link, tag
 from forensics.dashboard.model import Cause, Dashboard, Example
+from forensics.dashboard.test_page import test_link
 from forensics.dashboard.wording import (
     capitalised,
     correlation,
@@ -38,9 +41,16 @@ _ENVIRONMENT_COLUMNS = (
 
 
 def render_cause_page(
-    dashboard: Dashboard, cause: Cause, *, series: Series, switcher: ScopeSwitcher | None = None
+    dashboard: Dashboard,
+    cause: Cause,
+    *,
+    series: Series,
+    switcher: ScopeSwitcher | None = None,
+    test_pages: Mapping[str, str] | None = None,
 ) -> str:
-    """The page of one cause; `series` gives it the colour it has in the front page's chart."""
+    """The page of one cause; `series` gives it the colour it has in the front page's chart, `test_pages`
+    maps a test's name to its page (from the site's top)."""
+    test_pages = test_pages or {}
     body = [
         tag("p", tag("a", "← All causes", href=f"{ROOT}index.html#causes"), class_="back"),
         _title(cause),
@@ -48,9 +58,9 @@ def render_cause_page(
         _days(dashboard, cause, series),
         _advice(cause),
         _environment(cause),
-        _tests(cause),
+        _tests(cause, test_pages),
         _tickets(cause),
-        _evidence(cause),
+        _evidence(cause, test_pages),
     ]
     return page(title=cause.title, body=body, dashboard=dashboard, root=ROOT, switcher=switcher)
 
@@ -200,9 +210,9 @@ def _environment(cause: Cause) -> Html:
     )
 
 
-def _tests(cause: Cause) -> Html:
-    shown = [tag("li", tag("code", test)) for test in cause.tests[:_TESTS_SHOWN]]
-    rest = [tag("li", tag("code", test)) for test in cause.tests[_TESTS_SHOWN:]]
+def _tests(cause: Cause, test_pages: Mapping[str, str]) -> Html:
+    shown = [tag("li", test_link(test, test_pages, root=ROOT)) for test in cause.tests[:_TESTS_SHOWN]]
+    rest = [tag("li", test_link(test, test_pages, root=ROOT)) for test in cause.tests[_TESTS_SHOWN:]]
     more = tag("details", tag("summary", f"{len(rest):,} more"), tag("ul", rest)) if rest else None
     return tag(
         "section",
@@ -223,7 +233,7 @@ def _tickets(cause: Cause) -> Html:
     )
 
 
-def _evidence(cause: Cause) -> Html:
+def _evidence(cause: Cause, test_pages: Mapping[str, str]) -> Html:
     heading = tag("h2", "Evidence", id="evidence")
     if not cause.examples:
         return tag(
@@ -233,18 +243,21 @@ def _evidence(cause: Cause) -> Html:
             aria_labelledby="evidence",
         )
     return tag(
-        "section", heading, [_example(example) for example in cause.examples], aria_labelledby="evidence"
+        "section",
+        heading,
+        [_example(example, test_pages) for example in cause.examples],
+        aria_labelledby="evidence",
     )
 
 
-def _example(example: Example) -> Html:
+def _example(example: Example, test_pages: Mapping[str, str]) -> Html:
     run = f"run {example.run_id}" if example.run_id is not None else "run"
     meta: list[Content] = [time(example.at)]
     if example.run_url or example.run_id is not None:
         meta += [" · ", link(run, example.run_url)]
     return tag(
         "article",
-        tag("h3", tag("code", example.test)),
+        tag("h3", test_link(example.test, test_pages, root=ROOT)),
         tag("p", meta, class_="muted"),
         tag("p", example.summary) if example.summary else None,
         _excerpt(example.evidence) if example.evidence is not None else None,

@@ -38,6 +38,7 @@ from forensics.store import queries
 from forensics.store.answers import (
     CHANGE_STATUSES,
     MIN_FLIPS,
+    OUTCOMES,
     CauseChange,
     CauseHistory,
     ChangeStatus,
@@ -46,10 +47,14 @@ from forensics.store.answers import (
     FlippingTest,
     SeriesChanges,
     Sighting,
+    TestCell,
+    TestHistory,
+    TestStrip,
     Window,
     cause_histories,
     day_outcomes,
     day_totals,
+    failing_test_histories,
     flipping_tests,
     moment,
     open_window,
@@ -136,6 +141,7 @@ def build(
             series=tuple(one for one in changes if one.latest.at >= moment(window.start)),
         ),
         flaky=Flaky(min_flips=min_flips, tests=flipping_tests(store, window, filters, min_flips=min_flips)),
+        tests=failing_test_histories(store, window, filters),
     )
 
 
@@ -312,6 +318,7 @@ def to_json(dashboard: Dashboard) -> dict[str, Any]:
             "min_flips": dashboard.flaky.min_flips,
             "tests": [_flaky_json(test) for test in dashboard.flaky.tests],
         },
+        "test_history": _test_history_json(dashboard.tests),
     }
 
 
@@ -420,6 +427,56 @@ def _example_json(example: Example) -> dict[str, Any]:
     }
 
 
+def _test_history_json(tests: tuple[TestHistory, ...]) -> dict[str, Any]:
+    """Each series' runs once, then each test's cells in the order of its series' runs (1.1)."""
+    series: dict[tuple[str, str, str], tuple[Sighting, ...]] = {}
+    for test in tests:
+        for strip in test.strips:
+            series.setdefault(_series_key(strip), tuple(cell.run for cell in strip.cells))
+    index = {key: number for number, key in enumerate(series)}
+    return {
+        "series": [
+            {
+                "repository": repository,
+                "workflow": workflow,
+                "branch": branch,
+                "runs": [sighting_to_dict(run) for run in runs],
+            }
+            for (repository, workflow, branch), runs in series.items()
+        ],
+        "tests": [
+            {
+                "name": test.name,
+                "causes": dict(test.causes),
+                "tickets": [{"key": key, "url": url} for key, url in test.tickets],
+                "strips": [
+                    {
+                        "series": index[_series_key(strip)],
+                        "cells": [_cell_json(cell) for cell in strip.cells],
+                    }
+                    for strip in test.strips
+                ],
+            }
+            for test in tests
+        ],
+    }
+
+
+def _cell_json(cell: TestCell) -> dict[str, Any]:
+    """`{"outcome": "passed"}`; `causes` only when it failed, `retried` only when true (a window of a few hundred
+    tests × runs stays small)."""
+    found: dict[str, Any] = {"outcome": cell.outcome}
+    if cell.causes:
+        found["causes"] = list(cell.causes)
+    if cell.retried:
+        found["retried"] = True
+    return found
+
+
+def _series_key(strip: TestStrip) -> tuple[str, str, str]:
+    return (strip.repository, strip.workflow, strip.branch)
+
+
 # --- parse: data.json (or dashboard_data()) back into a Dashboard ---------------------------------------------
 
 
@@ -494,6 +551,7 @@ def parse(data: Mapping[str, Any], *, source: str = "dashboard data") -> Dashboa
         scope=_scope(root.optional("scope")),
         since_last_run=_since_last_run(root.optional("since_last_run")),
         flaky=_flaky(root.optional("flaky")),
+        tests=_test_histories(root.optional("test_history")),
     )
 
 
@@ -684,6 +742,63 @@ def _evidence(node: _Node) -> Evidence:
             ExcerptLine(number=line.field("line").integer(), text=line.field("text").text())
             for line in node.optional("excerpt").items()
         ),
+    )
+
+
+def _test_histories(node: _Node) -> tuple[TestHistory, ...]:
+    """The `test_history` a 1.1 document carries (none in a 1.0 one)."""
+    if node.value is None:
+        return ()
+    series = [
+        (
+            item.optional("repository").text_or_empty(),
+            item.optional("workflow").text_or_empty(),
+            item.optional("branch").text_or_empty(),
+            tuple(_sighting(run) for run in item.field("runs").items()),
+        )
+        for item in node.field("series").items()
+    ]
+    return tuple(_test_history(item, series) for item in node.field("tests").items())
+
+
+def _test_history(node: _Node, series: list[tuple[str, str, str, tuple[Sighting, ...]]]) -> TestHistory:
+    strips = []
+    for strip in node.field("strips").items():
+        number = strip.field("series").integer()
+        if not 0 <= number < len(series):
+            raise strip.field("series").fail(f"names series {number}, but there are {len(series)}")
+        repository, workflow, branch, runs = series[number]
+        cells = strip.field("cells").items()
+        if len(cells) != len(runs):
+            raise strip.field("cells").fail(f"has {len(cells)} cells for the series' {len(runs)} runs")
+        strips.append(
+            TestStrip(
+                repository=repository,
+                workflow=workflow,
+                branch=branch,
+                cells=tuple(_test_cell(cell, run) for cell, run in zip(cells, runs, strict=True)),
+            )
+        )
+    return TestHistory(
+        name=node.field("name").text(),
+        strips=tuple(strips),
+        causes=node.optional("causes").counts_by_name() if node.optional("causes").value else (),
+        tickets=tuple((ticket.key, ticket.url) for ticket in map(_ticket, node.optional("tickets").items())),
+    )
+
+
+def _test_cell(node: _Node, run: Sighting) -> TestCell:
+    outcome = node.field("outcome").text()
+    if outcome not in OUTCOMES:
+        raise node.field("outcome").fail(f"should be one of {', '.join(OUTCOMES)}, not {outcome!r}")
+    retried = node.optional("retried").value
+    if not isinstance(retried, bool | None):
+        raise node.field("retried").fail(f"should be true or false, not {retried!r}")
+    return TestCell(
+        run=run,
+        outcome=outcome,
+        causes=tuple(key.text() for key in node.optional("causes").items()),
+        retried=bool(retried),
     )
 
 

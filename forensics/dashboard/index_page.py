@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from forensics.dashboard.chart import Series, render_chart
+from forensics.dashboard.filters import filter_attributes, filter_form
 from forensics.dashboard.layout import (
     Column,
     ScopeSwitcher,
@@ -53,12 +54,16 @@ def render_index(
     pages: Mapping[str, str],
     series: Sequence[Series],
     switcher: ScopeSwitcher | None = None,
+    test_pages: Mapping[str, str] | None = None,
 ) -> str:
     """The front page; `pages` maps each cause key to its page's path relative to the site's top."""
     if not dashboard.causes:
         return page(
             title="No failures recorded yet",
-            body=[_nothing_yet(dashboard), render_since_last_run(dashboard, pages=pages)],
+            body=[
+                _nothing_yet(dashboard),
+                render_since_last_run(dashboard, pages=pages, test_pages=test_pages),
+            ],
             dashboard=dashboard,
             root="",
             switcher=switcher,
@@ -66,7 +71,7 @@ def render_index(
     titles = {cause.key: cause.title for cause in dashboard.causes}
     body = [
         _headline(dashboard),
-        render_since_last_run(dashboard, pages=pages),
+        render_since_last_run(dashboard, pages=pages, test_pages=test_pages),
         _per_day(dashboard, series=series, titles=titles, pages=pages),
         _causes(dashboard, pages),
         _matrix(dashboard.matrix, pages),
@@ -268,12 +273,14 @@ def _causes(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
                 data_sort=" ".join(ticket.key for ticket in cause.tickets),
             ),
             data_key=cause.key,
+            **filter_attributes(cause),
         )
         for cause in ordered
     ]
     return tag(
         "section",
         tag("h2", "Causes", id="causes"),
+        filter_form(dashboard.causes),
         sortable_table(
             caption=f"Root causes and unexplained clusters: failing tests over 24 hours, 7 days, 30 days and "
             f"in all ({plural(len(rows), 'row')}; click a header to sort)",
@@ -361,6 +368,7 @@ def _unexplained(dashboard: Dashboard, pages: Mapping[str, str]) -> Html:
                 sighting(cluster.last_seen),
                 class_="muted",
             ),
+            **filter_attributes(cluster),
         )
         for cluster in clusters
     ]

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from forensics.dashboard.chart import Series
+from forensics.dashboard.filters import FILTER_SCRIPT
 from forensics.dashboard.markup import Content, Html, link, render, tag
 from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.wording import iso, timestamp, window
@@ -18,6 +19,12 @@ GENERATOR = "ci-forensics dashboard"
 STYLESHEET = "assets/dashboard.css"
 SCRIPT = "assets/dashboard.js"
 COMMA = Html(", ")
+# Scripts only from the site's own files (never inline), nothing from the network; inline style attributes carry
+# the chart's colours and bar widths, which are numbers and colours the site computed, never data.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +78,13 @@ def page(
         tag("meta", name="viewport", content="width=device-width, initial-scale=1"),
         tag("meta", name="color-scheme", content="light dark"),
         tag("meta", name="generator", content=GENERATOR),
+        tag("meta", http_equiv="Content-Security-Policy", content=CONTENT_SECURITY_POLICY),
         tag("title", f"{title} · ci-forensics"),
         # An empty icon: otherwise browsers ask the server for /favicon.ico and log a 404.
         tag("link", rel="icon", href="data:,"),
         tag("link", rel="stylesheet", href=root + STYLESHEET),
         tag("script", src=root + SCRIPT, defer=True),
+        tag("script", src=root + FILTER_SCRIPT, defer=True),
     )
     header = tag(
         "header",

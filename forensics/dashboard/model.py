@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from forensics.model import Evidence, GroupKind, Ticket
-from forensics.store.answers import DayOutcomes, EnvironmentShare, FlippingTest, SeriesChanges, Sighting
+from forensics.store.answers import (
+    DayOutcomes,
+    EnvironmentShare,
+    FlippingTest,
+    SeriesChanges,
+    Sighting,
+    TestHistory,
+)
 from forensics.store.queries import Filters
 
 CAUSE: GroupKind = "cause"
@@ -160,6 +167,7 @@ class Dashboard:
     days: tuple[Day, ...]
     causes: tuple[Cause, ...]
     matrix: Matrix
+    tests: tuple[TestHistory, ...] = ()  # every test that failed in the window, most failing runs first (1.1)
     # the repository, workflow and branch it covers (None: all); Filters is frozen, so sharing it is safe
     scope: Filters = Filters()  # noqa: RUF009
     since_last_run: SinceLastRun | None = None  # None when the document does not say (1.0)

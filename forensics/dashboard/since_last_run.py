@@ -13,6 +13,7 @@ import regex
 from forensics.dashboard.layout import Column, sighting, sortable_table
 from forensics.dashboard.markup import Content, Html, link, tag
 from forensics.dashboard.model import Dashboard, Flaky, SinceLastRun
+from forensics.dashboard.test_page import test_link
 from forensics.dashboard.wording import percent, plural
 from forensics.store.answers import CauseChange, SeriesChanges, Sighting
 
@@ -43,8 +44,11 @@ def compare_url(base: Sighting, head: Sighting) -> str:
     return f"{match[1]}/compare/{base.head_sha}...{head.head_sha}" if match else ""
 
 
-def render_since_last_run(dashboard: Dashboard, *, pages: Mapping[str, str]) -> Html | None:
-    """The section (None for a document that does not say, one written before schema 1.1)."""
+def render_since_last_run(
+    dashboard: Dashboard, *, pages: Mapping[str, str], test_pages: Mapping[str, str] | None = None
+) -> Html | None:
+    """The section (None for a document that does not say, one written before schema 1.1); `test_pages` maps a
+    test's name to its page."""
     since, flaky = dashboard.since_last_run, dashboard.flaky
     if since is None and flaky is None:
         return None
@@ -55,7 +59,7 @@ def render_since_last_run(dashboard: Dashboard, *, pages: Mapping[str, str]) -> 
             parts.append(tag("p", "No run in this window.", class_="muted"))
         parts += [_series(series, since, titles=titles, pages=pages) for series in since.series]
     if flaky is not None:
-        parts.append(_flaky(flaky, pages=pages))
+        parts.append(_flaky(flaky, pages=pages, test_pages=test_pages or {}))
     return tag("section", parts, class_="since", aria_labelledby="since-last-run")
 
 
@@ -157,7 +161,7 @@ def _change(
     )
 
 
-def _flaky(flaky: Flaky, *, pages: Mapping[str, str]) -> Html:
+def _flaky(flaky: Flaky, *, pages: Mapping[str, str], test_pages: Mapping[str, str]) -> Html:
     heading = tag("h3", "Flaky tests", id="flaky")
     explanation = tag(
         "p",
@@ -171,7 +175,7 @@ def _flaky(flaky: Flaky, *, pages: Mapping[str, str]) -> Html:
     rows = [
         tag(
             "tr",
-            tag("th", tag("code", test.name), scope="row", data_sort=test.name.casefold()),
+            tag("th", test_link(test.name, test_pages, root=""), scope="row", data_sort=test.name.casefold()),
             tag("td", percent(test.flip_rate), class_="number", data_sort=f"{test.flip_rate:.4f}"),
             tag("td", f"{test.failed:,}", class_="number", data_sort=test.failed),
             tag("td", f"{test.executions:,}", class_="number", data_sort=test.executions),

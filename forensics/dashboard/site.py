@@ -13,18 +13,21 @@ from typing import Any
 from forensics.dashboard.cause_page import render_cause_page
 from forensics.dashboard.chart import OTHER_COLOUR, Series, plan_series
 from forensics.dashboard.document import parse, to_json
+from forensics.dashboard.filters import FILTER_SCRIPT
 from forensics.dashboard.index_page import render_index
 from forensics.dashboard.layout import GENERATOR, SCRIPT, STYLESHEET, Scope, ScopeSwitcher
 from forensics.dashboard.model import Cause, Dashboard
 from forensics.dashboard.slugs import unique_slugs
+from forensics.dashboard.test_page import render_test_page
 from forensics.errors import ConfigError
 from forensics.report.redact import Redactor, redact_data
 
 INDEX = "index.html"
 DATA = "data.json"
 CAUSES = "causes"
+TESTS = "tests"
 SCOPES = "scopes"
-ASSETS = (STYLESHEET, SCRIPT)
+ASSETS = (STYLESHEET, SCRIPT, FILTER_SCRIPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +42,22 @@ class Site:
         """The relative paths of the cause pages."""
         return tuple(path for path, _ in self.files if path.startswith(f"{CAUSES}/"))
 
+    @property
+    def test_pages(self) -> tuple[str, ...]:
+        """The relative paths of the test pages."""
+        return tuple(path for path, _ in self.files if path.startswith(f"{TESTS}/"))
+
 
 def cause_paths(dashboard: Dashboard) -> dict[str, str]:
     """Cause key → its page's path relative to the site's top (`causes/<slug>.html`)."""
     slugs = unique_slugs(cause.key for cause in dashboard.causes)
     return {key: f"{CAUSES}/{slug}.html" for key, slug in slugs.items()}
+
+
+def test_paths(dashboard: Dashboard) -> dict[str, str]:
+    """Test name → its page's path relative to the site's top (`tests/<slug>.html`)."""
+    slugs = unique_slugs(test.name for test in dashboard.tests)
+    return {name: f"{TESTS}/{slug}.html" for name, slug in slugs.items()}
 
 
 def build_site(
@@ -63,13 +77,26 @@ def build_site(
     dashboard = parse(data, source=source)
     pages = cause_paths(dashboard)
     series = plan_series(dashboard)
-    files = [(INDEX, render_index(dashboard, pages=pages, series=series, switcher=switcher))]
+    tests = test_paths(dashboard)
+    files = [
+        (INDEX, render_index(dashboard, pages=pages, series=series, switcher=switcher, test_pages=tests))
+    ]
     files += [
         (
             pages[cause.key],
-            render_cause_page(dashboard, cause, series=_series_of(cause, series), switcher=switcher),
+            render_cause_page(
+                dashboard, cause, series=_series_of(cause, series), switcher=switcher, test_pages=tests
+            ),
         )
         for cause in dashboard.causes
+    ]
+    titles = {cause.key: cause.title for cause in dashboard.causes}
+    files += [
+        (
+            tests[test.name],
+            render_test_page(dashboard, test, cause_pages=pages, titles=titles, switcher=switcher),
+        )
+        for test in dashboard.tests
     ]
     files.append((DATA, json.dumps(data, indent=2, ensure_ascii=False) + "\n"))
     assets = resources.files("forensics.dashboard")
@@ -125,6 +152,7 @@ def write_scoped_dashboards(
     for folder in sorted((out_dir / SCOPES).glob("*/")) if (out_dir / SCOPES).is_dir() else ():
         if folder not in current:
             _remove_stale_pages(folder / CAUSES, keep=set())
+            _remove_stale_pages(folder / TESTS, keep=set())
             _remove_stale_pages(folder, keep=set())
     return written
 
@@ -138,6 +166,7 @@ def _write(site: Site, out_dir: Path) -> list[Path]:
             path.write_text(text, encoding="utf-8")
             written.append(path)
         _remove_stale_pages(out_dir / CAUSES, keep=set(written))
+        _remove_stale_pages(out_dir / TESTS, keep=set(written))
     except OSError as err:
         raise ConfigError(
             f"cannot write the dashboard into '{out_dir}': {err.strerror or err}",

@@ -14,7 +14,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Literal
+from typing import Literal, get_args
 
 from forensics.model import GroupKind
 from forensics.store import queries
@@ -30,8 +30,12 @@ __all__ = [
     "DayTotals",
     "History",
     "Sighting",
+    "TestCell",
+    "TestHistory",
+    "TestStrip",
     "Window",
     "cause_stats",
+    "failing_test_histories",
     "history",
     "open_window",
 ]
@@ -564,6 +568,137 @@ def _counts(hits: Sequence[HitRow]) -> dict[str, int]:
     for hit in hits:
         counts[hit.key] += 1
     return dict(counts)
+
+
+TestOutcome = Literal["passed", "failed", "unexplained", "skipped", "not-run"]
+"""One run of a test's strip: passed, failed with a cause, failed unexplained, skipped, or not run at all."""
+OUTCOMES: tuple[TestOutcome, ...] = get_args(TestOutcome)
+
+
+@dataclass(frozen=True, slots=True)
+class TestCell:
+    """What one test did in one run of its series (its executions in every job of the run, combined)."""
+
+    __test__ = False  # not a pytest class
+
+    run: Sighting
+    outcome: TestOutcome  # a failing execution wins over a passing one, which wins over a skipped one
+    causes: tuple[str, ...]  # the cause keys or fingerprints of its failing executions
+    retried: bool  # it failed and then passed on a retry within the run
+
+
+@dataclass(frozen=True, slots=True)
+class TestStrip:
+    """A test's runs in one series (repository, workflow, branch) over the window, oldest first."""
+
+    __test__ = False
+
+    repository: str
+    workflow: str
+    branch: str
+    cells: tuple[TestCell, ...]
+
+    @property
+    def failing_since(self) -> Sighting | None:
+        """The first run of the failing streak its latest executed run is in; None when that run passed."""
+        since = None
+        for cell in reversed(self.cells):
+            if cell.outcome in ("skipped", "not-run"):
+                continue
+            if cell.outcome == "passed":
+                break
+            since = cell.run
+        return since
+
+
+@dataclass(frozen=True, slots=True)
+class TestHistory:
+    """One test that failed in the window: its run strips, causes and tickets (whether it is flaky is for
+    `flipping_tests` to say, per GPU)."""
+
+    __test__ = False
+
+    name: str
+    strips: tuple[TestStrip, ...]
+    causes: tuple[tuple[str, int], ...]  # cause key → its failing runs in the window, most first
+    tickets: tuple[tuple[str, str], ...]  # (key, url) its failures linked to, most recent first
+
+
+def failing_test_histories(store: Store, window: Window, filters: Filters) -> tuple[TestHistory, ...]:
+    """Every test that failed in the window, with a cell for each run of each series it belongs to.
+
+    A test is its name, as the dashboard shows it. It belongs to a series when it ran (or was skipped) in at
+    least one of the series' runs in the window; a run of that series without it is "not run". Most failing
+    runs first, then by name. `filters` must be the ones the window was opened with.
+    """
+    names = {hit.name for hit in window.window_hits}
+    if not names:
+        return ()
+    outcomes = queries.outcomes_of_failing_tests(store, filters, since=window.start, until=window.as_of)
+    series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
+    for run in sorted(window.window_runs, key=lambda run: (run.at, run.pk)):
+        series[(run.repository, run.workflow, run.branch)].append(run)
+    per_test: dict[str, dict[int, list[queries.Outcome]]] = defaultdict(lambda: defaultdict(list))
+    for outcome in outcomes:
+        if outcome.run_pk in window.runs and outcome.name in names:
+            per_test[outcome.name][outcome.run_pk].append(outcome)
+    failing = [
+        outcome.test_pk for outcome in outcomes if outcome.cause_key is not None and outcome.name in names
+    ]
+    tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing).items()}
+    seen = {run.pk: sighting(run) for members in series.values() for run in members}
+    histories = [
+        _test_history(name, per_test[name], series, tickets_by_test, seen) for name in sorted(per_test)
+    ]
+    return tuple(sorted(histories, key=lambda test: (-sum(count for _, count in test.causes), test.name)))
+
+
+def _test_history(
+    name: str,
+    by_run: dict[int, list[queries.Outcome]],
+    series: dict[tuple[str, str, str], list[RunRow]],
+    tickets_by_test: dict[int, tuple[tuple[str, str], ...]],
+    seen: dict[int, Sighting],
+) -> TestHistory:
+    strips = []
+    for (repository, workflow, branch), members in sorted(series.items()):
+        if any(run.pk in by_run for run in members):
+            cells = tuple(_cell(seen[run.pk], by_run.get(run.pk, [])) for run in members)
+            strips.append(TestStrip(repository=repository, workflow=workflow, branch=branch, cells=cells))
+    causes: Counter[str] = Counter(key for strip in strips for cell in strip.cells for key in cell.causes)
+    tickets: dict[str, str] = {}  # key → url; the latest run first, a later one may supply a missing url
+    latest_first = sorted((run for members in series.values() for run in members), key=lambda run: -run.at)
+    for run in latest_first:
+        for row in by_run.get(run.pk, ()):
+            for key, url in tickets_by_test.get(row.test_pk, ()):
+                if not tickets.get(key):
+                    tickets[key] = url
+    return TestHistory(
+        name=name,
+        strips=tuple(strips),
+        causes=tuple(sorted(causes.items(), key=lambda item: (-item[1], item[0]))),
+        tickets=tuple(tickets.items()),
+    )
+
+
+def _cell(run: Sighting, executions: Sequence[queries.Outcome]) -> TestCell:
+    failing = [one for one in executions if one.status in _FAILED]
+    passed = [one for one in executions if one.status == _PASSED]
+    outcome: TestOutcome
+    if failing:
+        outcome = "failed" if any(one.cause_kind == "cause" for one in failing) else "unexplained"
+    elif passed:
+        outcome = "passed"
+    elif executions:
+        outcome = "skipped"
+    else:
+        outcome = "not-run"
+    return TestCell(
+        run=run,
+        outcome=outcome,
+        causes=tuple(dict.fromkeys(one.cause_key for one in failing if one.cause_key)),
+        retried=not failing and any(status in _FAILED for one in passed for status in one.previous_statuses),
+    )
 
 
 MIN_PATTERN_HITS = 3

@@ -330,6 +330,8 @@ class Outcome:
     status: str
     previous_statuses: tuple[str, ...]
     cause_key: str | None
+    test_pk: int
+    cause_kind: GroupKind | None  # a failing test's: a rule explained it, or only its fingerprint did
 
 
 def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, until: int) -> list[Outcome]:
@@ -340,7 +342,8 @@ def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, unt
     rows = store.query(
         "WITH failed AS (SELECT DISTINCT r.repository, t.test_key FROM runs r CROSS JOIN tests t"
         f" WHERE t.run = r.id AND (t.failing = 1 OR t.retries > 0) AND r.at >= ? AND r.at <= ?{where})"
-        " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key"
+        " SELECT r.repository, t.test_key, t.name, r.id, t.job, t.status, t.previous_statuses, t.cause_key,"
+        " t.id, t.cause_kind"
         " FROM runs r JOIN jobs j ON j.run = r.id JOIN failed f ON f.repository = r.repository"
         " JOIN tests t ON t.job = j.id AND t.test_key = f.test_key"
         f" WHERE r.at >= ? AND r.at <= ?{where} ORDER BY r.at, r.id, t.id",
@@ -348,9 +351,18 @@ def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, unt
     )
     return [
         Outcome(
-            repo, key, name, run_pk, job, status, tuple(str(item) for item in _json_list(previous)), cause
+            repo,
+            key,
+            name,
+            run_pk,
+            job,
+            status,
+            tuple(str(item) for item in _json_list(previous)),
+            cause,
+            pk,
+            kind,
         )
-        for repo, key, name, run_pk, job, status, previous, cause in rows
+        for repo, key, name, run_pk, job, status, previous, cause, pk, kind in rows
     ]
 
 

@@ -44,6 +44,7 @@ def test_the_document_has_exactly_the_agreed_shape(
         "scope",
         "since_last_run",
         "flaky",
+        "test_history",
     }
     assert (data["schema_version"], data["generated_at"], data["window_days"]) == (
         "1.1",
