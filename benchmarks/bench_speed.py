@@ -2,7 +2,7 @@
 
 Measures, in one run and side by side (median of --repeat runs, interleaved round by round):
   * the fixed cost: `ci-forensics --help`, and `analyze` of a one-line log with the shipped pack (pack cache
-    warm and cold) and with a synthetic 1,000-rule pack;
+    warm and cold), with the pack grown to 300 rules and with a synthetic 1,000-rule pack;
   * `ci-forensics analyze ZIP --format json --output /dev/null`: wall, CPU (user+sys), peak RSS of the child;
   * `unzip -q -o ZIP -d DIR` then `rg -c -f PATTERNS DIR` (the pack's patterns converted for ripgrep);
   * the floor: inflating every member of the zip across N processes (N = the default --jobs), nothing else;
@@ -11,7 +11,9 @@ Measures, in one run and side by side (median of --repeat runs, interleaved roun
 Prints one table with the ratios and each target's verdict and writes it as Markdown (benchmarks/results.md;
 `--quick` writes benchmarks/.cache/results-quick.md). Sizes are uncompressed log bytes. Asserts nothing.
 
-Usage: python benchmarks/bench_speed.py [--quick] [--huge] [--repeat 3] [--sizes 1,16,256,1024] [--big-attachment-mib 200]
+Usage: python benchmarks/bench_speed.py [--quick] [--huge] [--repeat 3] [--sizes 1line,1,16,256,1024]
+       [--big-attachment-mib 200]
+`--sizes 1line` measures the fixed cost alone (a minute or two); a size in MiB adds that artifact.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ TARGET_ONE_LINE_1000_RULES_S = 0.2
 TARGET_HELP_S = 0.15
 HUGE_MIB = 5120
 FIXED_RULES = 1000
+GROWN_RULES = 300  # the pack after the accuracy work (about three times the shipped one)
+ONE_LINE_SIZE = "1line"  # in --sizes: the fixed-cost measurements
 TARGET_RSS_MIB = 400
 TARGET_LINEAR_TOLERANCE = 1.2
 TARGET_RULES_RATIO = 2.0
@@ -614,6 +618,7 @@ FIXED_CASES = (
     (f"ci-forensics analyze, {FIXED_RULES} rules (cache warm)", TARGET_ONE_LINE_1000_RULES_S),
     (f"ci-forensics analyze, {FIXED_RULES} rules (cache cold)", None),
     ("rg -c -f PATTERNS (same log)", None),
+    (f"ci-forensics analyze, grown pack of {GROWN_RULES} rules (cache warm)", TARGET_ONE_LINE_S),
 )
 
 
@@ -639,6 +644,8 @@ def measure_fixed_costs(bench: Bench, shipped_count: int) -> None:
     )
     extra = bench.work / "fixed-cost-rules"
     write_rules(extra, FIXED_RULES - shipped_count)
+    grown = bench.work / "grown-pack-rules"
+    write_rules(grown, max(0, GROWN_RULES - shipped_count))
     base = bench.analyze_command[:-1]
     warm_cache = bench.work / "xdg-warm"
     commands: dict[str, list[str]] = {
@@ -647,6 +654,7 @@ def measure_fixed_costs(bench: Bench, shipped_count: int) -> None:
         FIXED_CASES[2][0]: [*bench.analyze_command, str(log), *ANALYZE_ARGS],
         FIXED_CASES[3][0]: [*bench.analyze_command, str(log), "--rules", str(extra), *ANALYZE_ARGS],
         FIXED_CASES[4][0]: [*bench.analyze_command, str(log), "--rules", str(extra), *ANALYZE_ARGS],
+        FIXED_CASES[6][0]: [*bench.analyze_command, str(log), "--rules", str(grown), *ANALYZE_ARGS],
     }
     if bench.rg and bench.patterns_file:
         commands[FIXED_CASES[5][0]] = [
@@ -657,8 +665,15 @@ def measure_fixed_costs(bench: Bench, shipped_count: int) -> None:
             str(bench.patterns_file),
             str(log),
         ]
+    bench.notes.append(
+        f"fixed cost: `analyze` of a one-line log (a CUDA out-of-memory line), --format json to /dev/null; the "
+        f"{FIXED_RULES}-rule and the grown {GROWN_RULES}-rule packs = the {shipped_count} shipped rules + "
+        "synthetic ones (benchmarks/synthetic_rules.py, one file a rule) passed with --rules; cache warm = the "
+        "pack cache filled by an earlier run, cold = an empty cache folder; Python bytecode cached as an "
+        "installed package has it (PYTHONPYCACHEPREFIX in the work folder)"
+    )
     print(f"fixed cost: {ONE_LINE} ({FIXED_RULES}-rule pack = shipped + synthetic)", flush=True)
-    for name in (FIXED_CASES[1][0], FIXED_CASES[3][0]):  # fill the warm cache once
+    for name in (FIXED_CASES[1][0], FIXED_CASES[3][0], FIXED_CASES[6][0]):  # fill the warm cache once
         run_measured(
             commands[name], env={**os.environ, "XDG_CACHE_HOME": str(warm_cache)}, ok_codes=(0, 1, 3)
         )
@@ -763,14 +778,19 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="16 and 100 MiB, 1 run, no big-attachment case")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement (median reported)")
     parser.add_argument(
-        "--sizes", default="1,16,256,1024", help="artifact sizes in MiB of logs, comma-separated"
+        "--sizes",
+        default=f"{ONE_LINE_SIZE},1,16,256,1024",
+        help=f"what to measure, comma-separated: {ONE_LINE_SIZE} (the fixed cost: --help and a one-line log) "
+        "and artifact sizes in MiB of logs",
     )
     parser.add_argument(
         "--huge",
         action="store_true",
         help=f"add a {HUGE_MIB // 1024} GiB artifact (~1 GiB zip, several GiB of disk)",
     )
-    parser.add_argument("--no-fixed", action="store_true", help="skip the one-line and --help measurements")
+    parser.add_argument(
+        "--no-fixed", action="store_true", help=f"skip the one-line and --help measurements ({ONE_LINE_SIZE})"
+    )
     parser.add_argument(
         "--jobs",
         type=int,
@@ -791,11 +811,14 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--results", type=Path, default=None, help="Markdown output (default: benchmarks/results.md)"
     )
     options = parser.parse_args(argv)
+    tokens = {token.strip() for token in options.sizes.split(",") if token.strip()}
+    options.fixed = ONE_LINE_SIZE in tokens and not options.no_fixed
     options.sizes = sorted(
-        {int(size) for size in options.sizes.split(",")} | ({HUGE_MIB} if options.huge else set())
+        {int(size) for size in tokens - {ONE_LINE_SIZE}} | ({HUGE_MIB} if options.huge else set())
     )
     options.rule_counts = sorted({int(count) for count in options.rule_counts.split(",")})
     if options.quick:
+        options.fixed = not options.no_fixed
         options.sizes = [16, 100]
         options.repeat = 1
         options.big_attachment_mib = 0
@@ -827,6 +850,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-speed-", dir=options.work_dir) as temporary:
         work = Path(temporary)
+        use_bytecode_cache(work)
         bench = Bench(
             options=options,
             analyze_command=analyze_command,
@@ -839,13 +863,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         shipped = load_rules(cache=False)
         if rg:
             bench.patterns_file = write_ripgrep_patterns(bench, shipped, rg)
-        if not options.no_fixed:
+        if options.fixed:
             measure_fixed_costs(bench, len(shipped))
         by_size = [ensure_artifact(ArtifactSpec(size_mib=size), options.cache_dir) for size in options.sizes]
-        rules_size = options.rules_size_mib or options.sizes[-1]
-        rules_artifact = ensure_artifact(ArtifactSpec(size_mib=rules_size), options.cache_dir)
+        rules_artifact = None
+        if options.sizes:  # `--sizes 1line`: the fixed cost alone, no artifact and no rule scaling
+            rules_size = options.rules_size_mib or options.sizes[-1]
+            rules_artifact = ensure_artifact(ArtifactSpec(size_mib=rules_size), options.cache_dir)
         big = None
-        if options.big_attachment_mib:
+        if options.big_attachment_mib and options.sizes:
             big_size = max(options.sizes[-1], options.big_attachment_mib * 2)
             big = ensure_artifact(
                 ArtifactSpec(size_mib=big_size, big_attachment_mib=options.big_attachment_mib),
@@ -862,19 +888,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                 if unzip and rg:
                     bench.record("unzip + rg", artifact, "ripgrep")
                 bench.record(FLOOR, artifact, "floor")
-        extra = work / "synthetic-rules"
-        count_extra = max(0, options.rule_counts[-1] - len(shipped))
-        write_rules(extra, count_extra)
-        bench.notes.append(
-            f"rule counts: {options.rule_counts[0]} = the first {options.rule_counts[0]} shipped rules; "
-            f"{options.rule_counts[-1]} = the {len(shipped)} shipped + {count_extra} synthetic rules "
-            "(benchmarks/synthetic_rules.py); both in-process in a fresh interpreter, timed end to end"
-        )
-        print(f"rule scaling on {artifact_label(rules_artifact)}", flush=True)
-        warm(rules_artifact.path)
-        for _ in range(options.repeat):
-            for count in options.rule_counts:
-                bench.rules_case(rules_artifact, count, extra if count > len(shipped) else None)
+        if rules_artifact is not None:
+            measure_rule_scaling(bench, rules_artifact, len(shipped))
     bench.notes.extend(
         f"{m.name}, {m.artifact}: {warning}" for m in bench.measurements for warning in sorted(m.warnings)
     )
@@ -897,6 +912,35 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"- {note}")
     write_markdown(bench, results, header, elapsed)
     print(f"\nwritten to {options.results} (benchmark took {elapsed / 60:.1f} min)")
+
+
+def measure_rule_scaling(bench: Bench, rules_artifact: Artifact, shipped_count: int) -> None:
+    """The same artifact analysed in-process with few and with many rules."""
+    options = bench.options
+    extra = bench.work / "synthetic-rules"
+    count_extra = max(0, options.rule_counts[-1] - shipped_count)
+    write_rules(extra, count_extra)
+    bench.notes.append(
+        f"rule counts: {options.rule_counts[0]} = the first {options.rule_counts[0]} shipped rules; "
+        f"{options.rule_counts[-1]} = the {shipped_count} shipped + {count_extra} synthetic rules "
+        "(benchmarks/synthetic_rules.py); both in-process in a fresh interpreter, timed end to end"
+    )
+    print(f"rule scaling on {artifact_label(rules_artifact)}", flush=True)
+    warm(rules_artifact.path)
+    for _ in range(options.repeat):
+        for count in options.rule_counts:
+            bench.rules_case(rules_artifact, count, extra if count > shipped_count else None)
+
+
+def use_bytecode_cache(work: Path) -> None:
+    """Let every measured Python child keep its compiled bytecode (in the work folder, not the checkout).
+
+    An installed ci-forensics has its `.pyc` files (pip compiles them); a checkout run with
+    PYTHONDONTWRITEBYTECODE set has none, and every run compiled the whole package again (~50 ms a run).
+    The first (untimed) run of each command writes them; this process's own settings do not change.
+    """
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(work / "bytecode")
 
 
 def write_markdown(bench: Bench, results: list[Check], header: str, elapsed: float) -> None:

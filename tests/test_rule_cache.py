@@ -11,6 +11,7 @@ import pytest
 from forensics.engine.scanner import CompiledRules, scan_stream
 from forensics.errors import RulesError
 from forensics.rules import cache as cache_module
+from forensics.rules import loader
 from forensics.rules.cache import PackCache
 from forensics.rules.loader import load_rules
 from forensics.rules.model import Rule, RuleSet
@@ -176,3 +177,34 @@ def test_old_packs_are_pruned_least_recently_used_first(
         _load(folder, cache)
     remaining = sorted((tmp_path / "cache").glob("*.json"))
     assert len(remaining) == 2 and first not in remaining
+
+
+def test_rule_files_are_listed_as_path_rglob_lists_them(tmp_path: Path) -> None:
+    """The loader lists files with os.scandir (a Path per file cost more than reading it): same files, same
+    order as `sorted(Path.rglob("*.toml"))`, symlinked folders not entered, a folder named *.toml skipped."""
+    root = tmp_path / "rules"
+    for relative in (
+        "a/b.toml",
+        "a-c/x.toml",
+        "a/z/deep.toml",
+        ".hidden.toml",
+        "B.toml",
+        "a.toml",
+        "notes.txt",
+    ):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text("")
+    (root / "folder.toml").mkdir()
+    (root / "linked").symlink_to(root / "a", target_is_directory=True)
+    (root / "link.toml").symlink_to(root / "a.toml")
+    expected = sorted(path for path in root.rglob("*.toml") if path.is_file())
+    assert loader.rule_files(root) == expected
+    assert [path.relative_to(root).as_posix() for path in expected] == [
+        ".hidden.toml",
+        "B.toml",
+        "a/b.toml",  # by parts, not by string: "a" sorts before "a-c" and "a.toml"
+        "a/z/deep.toml",
+        "a-c/x.toml",
+        "a.toml",
+        "link.toml",
+    ]
