@@ -217,10 +217,12 @@ class _Scanner:
             counted_to = start
             self.match_line(block, start, end, line_number)
             position = end + 1
-        self.newlines += block.count(b"\n")
-        joined = self.tail + block
-        self.tail_from_start = self.tail_from_start and len(joined) <= self.limits.tail_bytes
-        self.tail = joined[-self.limits.tail_bytes :]
+        # the breaks before the last candidate line were counted on the way: count only the rest
+        self.newlines = line_number - 1 + block.count(b"\n", counted_to)
+        keep = self.limits.tail_bytes
+        joined = self.tail + block if len(block) < keep else block  # a whole block: no copy of it to make
+        self.tail_from_start = self.tail_from_start and len(self.tail) + len(block) <= keep
+        self.tail = joined[-keep:]
 
     def match_line(self, block: bytes, start: int, end: int, line_number: int) -> None:
         raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")

@@ -24,7 +24,7 @@ from forensics.rules.model import Example, Rule, RulePattern
 from forensics.rules.template import Template
 from forensics.version import __version__
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: literals joined across adjacent exact parts (rules/literals.py)
 MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
 _ROLES = ("patterns", "requires", "excludes", "context")
 
