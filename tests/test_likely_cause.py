@@ -410,3 +410,35 @@ def test_the_fast_reader_counts_lines_across_giant_lines_and_blocks() -> None:
     picked = pick_likely_cause_in_blocks(blocks, max_line=40)
     assert picked is not None and (picked.line, picked.reason) == (4, LikelyReason.SIGNAL)
     assert [line.number for line in picked.excerpt] == [1, 2, 3, 4, 5]
+
+
+def test_gated_patterns_answer_as_their_ungated_regex_on_every_real_line() -> None:
+    """The picker's patterns skip their search when a line lacks every literal a match needs: on every line
+    of the real logs (raw and normalised), and on lines made to tempt a wrong gate, the same spans."""
+    import forensics.engine.likely as likely_module
+    from forensics.engine.gated_regex import GatedRegex
+
+    gated = [value for value in vars(likely_module).values() if isinstance(value, GatedRegex)]
+    assert len(gated) >= 10
+    lines = {
+        "\u017fegmentation fault",  # `ſ` folds to `s` under IGNORECASE: never skipped on non-ASCII text
+        "SEE ROOT CAUSE ABOVE",
+        "worker 3 KILLED",
+        '{"level": "fatal", "error": "x"}',
+        "[12] 4242 killed python serve.py",
+        "Request: " + '{"content": "abort abort timeout"}' * 200,
+    }
+    for path in _train_and_gpu_logs():
+        for raw in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+            lines.add(raw)
+            lines.add(likely_module._normalize(raw).text)
+    skipped = 0
+    for pattern in gated:
+        plain = pattern.compiled
+        for line in lines:
+            for method in ("search", "match", "fullmatch"):
+                ours = getattr(pattern, method)(line)
+                theirs = getattr(plain, method)(line)
+                assert (ours.span() if ours else None) == (theirs.span() if theirs else None), (pattern, line)
+            skipped += not pattern.possible(line)
+    assert skipped > len(lines)  # the gates do skip searches

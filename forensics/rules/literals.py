@@ -62,11 +62,20 @@ def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     return _KNOWN_LITERALS[key]
 
 
-def _required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
+def literals_for_flags(pattern: str, flags: int) -> Literals | None:
+    """`required_literals` of a pattern compiled with these `re`/`regex` flags (IGNORECASE, VERBOSE, MULTILINE
+    mean the same in both), not cached: for the engine's own patterns, computed once each."""
+    return _required_literals(pattern, ignore_case=False, flags=flags)
+
+
+def _required_literals(pattern: str, *, ignore_case: bool, flags: int = 0) -> Literals | None:
     if sre_parse is None:
         return None
+    parse_flags = (flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL)) | (
+        re.IGNORECASE if ignore_case else 0
+    )
     try:
-        parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
+        parsed = sre_parse.parse(pattern, parse_flags)
     except (re.error, OverflowError, RecursionError, TypeError):
         return None  # `regex`-only syntax: no pre-filter for this pattern
     flags = parsed.state.flags
