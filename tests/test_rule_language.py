@@ -6,7 +6,7 @@ import pytest
 
 from forensics.engine.prefilter import Prefilter
 from forensics.rules.expressions import Expression
-from forensics.rules.literals import required_literals
+from forensics.rules.literals import required_literal_sets, required_literals
 from forensics.rules.template import Template, format_value
 
 
@@ -99,6 +99,19 @@ def test_floats_print_without_noise() -> None:
 def test_required_literals(pattern: str, ignore_case: bool, expected: tuple[str, ...] | None) -> None:
     literals = required_literals(pattern, ignore_case=ignore_case)
     assert (literals.alternatives if literals else None) == expected
+
+
+def test_every_part_that_needs_a_literal_gives_a_set() -> None:
+    sets = required_literal_sets(
+        r"(?:Flash|flash)Infer\b.{0,80}?version \d+ (?:is not supported|too old)", ignore_case=False
+    )
+    assert [literals.alternatives for literals in sets] == [
+        ("FlashInfer", "flashInfer"),
+        ("version ",),
+        (" is not supported", " too old"),
+    ]
+    assert required_literal_sets(r"(?i:oom) in \(", ignore_case=False)[0].ignore_case
+    assert required_literal_sets("(?P<x", ignore_case=False) == ()
 
 
 def test_one_pattern_without_literals_turns_the_prefilter_off() -> None:

@@ -68,22 +68,44 @@ def literals_for_flags(pattern: str, flags: int) -> Literals | None:
     return _required_literals(pattern, ignore_case=False, flags=flags)
 
 
+def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals, ...]:
+    """Every set of literals a match must contain one of (each part of the pattern that needs one), not only
+    the best: a line that lacks any of them cannot match. Empty when the pattern cannot be read."""
+    parsed = _parse(pattern, ignore_case=ignore_case, flags=0)
+    if parsed is None:
+        return ()
+    insensitive = _insensitive(parsed, ignore_case=ignore_case)
+    return tuple(_literals(option, insensitive) for option in _options_of_sequence(list(parsed.data)))
+
+
 def _required_literals(pattern: str, *, ignore_case: bool, flags: int = 0) -> Literals | None:
+    parsed = _parse(pattern, ignore_case=ignore_case, flags=flags)
+    if parsed is None:
+        return None
+    best = _best_of_sequence(list(parsed.data))
+    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
+        return None
+    return _literals(best, _insensitive(parsed, ignore_case=ignore_case))
+
+
+def _parse(pattern: str, *, ignore_case: bool, flags: int) -> Any:
     if sre_parse is None:
         return None
     parse_flags = (flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL)) | (
         re.IGNORECASE if ignore_case else 0
     )
     try:
-        parsed = sre_parse.parse(pattern, parse_flags)
+        return sre_parse.parse(pattern, parse_flags)
     except (re.error, OverflowError, RecursionError, TypeError):
         return None  # `regex`-only syntax: no pre-filter for this pattern
-    flags = parsed.state.flags
-    insensitive = ignore_case or bool(flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
-    best = _best_of_sequence(list(parsed.data))
-    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
-        return None
-    found = {lit.lower() if insensitive else lit for lit in best}
+
+
+def _insensitive(parsed: Any, *, ignore_case: bool) -> bool:
+    return ignore_case or bool(parsed.state.flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
+
+
+def _literals(option: Sequence[str], insensitive: bool) -> Literals:
+    found = {lit.lower() if insensitive else lit for lit in option}
     # a literal holding another one adds nothing: wherever it occurs, the shorter one does too
     kept = {lit for lit in found if not any(other != lit and other in lit for other in found)}
     alternatives = tuple(sorted(kept, key=lambda s: (-len(s), s)))
@@ -110,6 +132,12 @@ def _score(option: Sequence[str]) -> tuple[int, int]:
 
 def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
     """Among the runs of exact parts and required sub-parts of a sequence, the most selective one."""
+    options = _options_of_sequence(items)
+    return max(options, key=_score) if options else None
+
+
+def _options_of_sequence(items: list[tuple[object, object]]) -> list[list[str]]:
+    """The runs of exact parts and the required sub-parts of a sequence: a match holds one of each."""
     options: list[list[str]] = []
     run: list[str] = [""]  # every string the exact parts since the last other part can match, joined
 
@@ -130,10 +158,7 @@ def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
         if sub is not None:
             options.append(sub)
     close_run()
-    options = [option for option in options if option and all(option)]
-    if not options:
-        return None
-    return max(options, key=_score)
+    return [option for option in options if option and all(option)]
 
 
 def _exact(op: object, argument: object) -> list[str] | None:
