@@ -415,11 +415,14 @@ def test_the_fast_reader_counts_lines_across_giant_lines_and_blocks() -> None:
 def test_gated_patterns_answer_as_their_ungated_regex_on_every_real_line() -> None:
     """The picker's patterns skip their search when a line lacks every literal a match needs: on every line
     of the real logs (raw and normalised), and on lines made to tempt a wrong gate, the same spans."""
+    import regex
+
     import forensics.engine.likely as likely_module
-    from forensics.engine.gated_regex import GatedRegex
+    from forensics.engine.gated_regex import AnyOf, GatedRegex, top_level_branches
 
     gated = [value for value in vars(likely_module).values() if isinstance(value, GatedRegex)]
-    assert len(gated) >= 10
+    any_of = [value for value in vars(likely_module).values() if isinstance(value, AnyOf)]
+    assert len(gated) >= 10 and len(any_of) >= 2
     lines = {
         "\u017fegmentation fault",  # `ſ` folds to `s` under IGNORECASE: never skipped on non-ASCII text
         "SEE ROOT CAUSE ABOVE",
@@ -442,3 +445,18 @@ def test_gated_patterns_answer_as_their_ungated_regex_on_every_real_line() -> No
                 assert (ours.span() if ours else None) == (theirs.span() if theirs else None), (pattern, line)
             skipped += not pattern.possible(line)
     assert skipped > len(lines)  # the gates do skip searches
+    for alternation in any_of:
+        whole = regex.compile(alternation.pattern, alternation.flags)
+        assert len(alternation.branches) > 2
+        for line in lines:
+            assert alternation.found(line) == (whole.search(line) is not None), (alternation.pattern, line)
+    assert top_level_branches(r"a|(b|c)|[|]|\||[]|]|[^]|]|d") == [
+        "a",
+        "(b|c)",
+        "[|]",
+        "\\|",
+        "[]|]",
+        "[^]|]",
+        "d",
+    ]
+    assert top_level_branches("(?i)a|b") == ["(?i)a|b"]

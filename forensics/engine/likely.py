@@ -20,7 +20,7 @@ from typing import Any
 
 import regex
 
-from forensics.engine.gated_regex import GatedRegex
+from forensics.engine.gated_regex import AnyOf, GatedRegex
 from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
@@ -79,7 +79,7 @@ _CHAIN = (
 _FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
 _PANIC = GatedRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
 _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
-_SIGNAL = GatedRegex(
+_SIGNAL = AnyOf(  # only asked whether it matches
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
@@ -147,7 +147,7 @@ _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # Source code quoted by a traceback or pytest (`self.timeout,`, `> raise X(`): never a failure report.
-_CODE = LazyRegex(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
+_CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
 # The last resort: a line without a level that still reports a failure in words.
 _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
@@ -292,16 +292,14 @@ class LikelyCausePicker:
                         number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
                     )
                 return  # a frame, a source line, a caret line: part of the traceback
-        if _SIGNAL.search(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
+        if _SIGNAL.found(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif (
-            normalized.level is not Level.INFO
-            and _FAILURE_WORDS.search(message)
-            and not _CODE.search(message)
+            normalized.level is not Level.INFO and _FAILURE_WORDS.search(message) and not _CODE.found(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
 
@@ -426,7 +424,7 @@ def _prefixed_exception(message: str) -> bool:
     """An exception line behind a prefix the normaliser does not know (`[177/train (pid 2)] OSError: …`)."""
     return (
         not message.startswith('File "')
-        and _CODE.search(message) is None
+        and not _CODE.found(message)
         and _EXCEPTION_WITH_MESSAGE.search(message) is not None
     )
 

@@ -62,10 +62,11 @@ def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     return _KNOWN_LITERALS[key]
 
 
-def literals_for_flags(pattern: str, flags: int) -> Literals | None:
+def literals_for_flags(pattern: str, flags: int, *, minimum: int = MIN_LITERAL) -> Literals | None:
     """`required_literals` of a pattern compiled with these `re`/`regex` flags (IGNORECASE, VERBOSE, MULTILINE
-    mean the same in both), not cached: for the engine's own patterns, computed once each."""
-    return _required_literals(pattern, ignore_case=False, flags=flags)
+    mean the same in both), literals of at least `minimum` characters, not cached: for the engine's own
+    patterns, computed once each."""
+    return _required_literals(pattern, ignore_case=False, flags=flags, minimum=minimum)
 
 
 def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals, ...]:
@@ -78,12 +79,14 @@ def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals,
     return tuple(_literals(option, insensitive) for option in _options_of_sequence(list(parsed.data)))
 
 
-def _required_literals(pattern: str, *, ignore_case: bool, flags: int = 0) -> Literals | None:
+def _required_literals(
+    pattern: str, *, ignore_case: bool, flags: int = 0, minimum: int = MIN_LITERAL
+) -> Literals | None:
     parsed = _parse(pattern, ignore_case=ignore_case, flags=flags)
     if parsed is None:
         return None
     best = _best_of_sequence(list(parsed.data))
-    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
+    if best is None or min(len(lit) for lit in best) < minimum:
         return None
     return _literals(best, _insensitive(parsed, ignore_case=ignore_case))
 
