@@ -398,9 +398,13 @@ def test_reading_only_keyword_lines_gives_the_same_answer_as_reading_every_line(
         blocks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
         plain = pick_likely_cause(list(decoded_lines(blocks)))
         fast = pick_likely_cause_in_blocks(blocks)
-        fast_key = (fast.line, fast.reason, fast.text, [e.number for e in fast.excerpt]) if fast else None
+        fast_key = (
+            (fast.line, fast.reason, fast.text, [(e.number, e.text) for e in fast.excerpt]) if fast else None
+        )
         plain_key = (
-            (plain.line, plain.reason, plain.text, [e.number for e in plain.excerpt]) if plain else None
+            (plain.line, plain.reason, plain.text, [(e.number, e.text) for e in plain.excerpt])
+            if plain
+            else None
         )
         assert fast_key == plain_key, path.name
 
