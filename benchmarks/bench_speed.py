@@ -7,13 +7,16 @@ Measures, in one run and side by side (median of --repeat runs, interleaved roun
   * `unzip -q -o ZIP -d DIR` then `rg -c -f PATTERNS DIR` (the pack's patterns converted for ripgrep);
   * the floor: inflating every member of the zip across N processes (N = the default --jobs), nothing else;
   * scaling with artifact size (1 MiB → 1 GiB of logs; 5 GiB with --huge) and with rule count (in-process);
+  * one core: `scan_stream` in this process against `rg -j1` on the same uncompressed healthy serving lines
+    (benchmarks/bench_core.py; `--core-mib 0` skips it);
   * peak RSS on an artifact holding one 200 MiB attachment.
 Prints one table with the ratios and each target's verdict and writes it as Markdown (benchmarks/results.md;
 `--quick` writes benchmarks/.cache/results-quick.md). Sizes are uncompressed log bytes. Asserts nothing.
 
-Usage: python benchmarks/bench_speed.py [--quick] [--huge] [--repeat 3] [--sizes 1line,1,16,256,1024]
-       [--big-attachment-mib 200]
-`--sizes 1line` measures the fixed cost alone (a minute or two); a size in MiB adds that artifact.
+Usage: python benchmarks/bench_speed.py [--quick] [--huge] [--repeat 3] [--sizes 1line,1mib,16mib,256mib,1gib]
+       [--jobs N] [--big-attachment-mib 200] [--core-mib 32]
+`--sizes 1line` measures the fixed cost alone (a minute or two); a size (MiB, or with a unit: 256mib, 1gib, 5gib)
+adds that artifact.
 """
 
 from __future__ import annotations
@@ -67,6 +70,10 @@ ONE_LINE_SIZE = "1line"  # in --sizes: the fixed-cost measurements
 TARGET_RSS_MIB = 400
 TARGET_LINEAR_TOLERANCE = 1.2
 TARGET_RULES_RATIO = 2.0
+TARGET_CORE_RATIO = 1.0  # one core: ci-forensics MiB/s / rg -j1 MiB/s, same patterns, same lines
+CORE_SCAN = "scan_stream, 1 core (in-process)"
+CORE_RG = "rg -j1 -c -f PATTERNS FILE"
+CORE_RG_EMPTY = "rg -j1 -c -f PATTERNS (empty file: start, compile)"
 INFORMATION = "(no target)"
 # Run in a child for the rule-count cases: the first N rules of (shipped pack + extra folder), analysed in-process.
 RULES_CHILD = """
@@ -567,7 +574,11 @@ def checks(
                 judge(value, TARGET_FLOOR_RATIO) if floor_target else None,
             )
         )
-    rss_rows = [m for m in bench.measurements if m.name.startswith(("ci-forensics", "analyze")) and m.samples]
+    rss_rows = [
+        m
+        for m in bench.measurements
+        if m.name.startswith(("ci-forensics", "analyze")) and m.samples and not math.isnan(m.rss_mib)
+    ]
     if rss_rows:
         worst = max(rss_rows, key=lambda m: m.rss_mib)
         results.append(
@@ -731,7 +742,7 @@ def render(bench: Bench, results: list[Check], *, markdown: bool) -> str:
                 m.spread,
                 f"{m.cpu:.2f}",
                 f"{m.log_mib / m.wall:.0f}" if m.log_mib else "-",
-                f"{m.rss_mib:.0f}",
+                "-" if math.isnan(m.rss_mib) else f"{m.rss_mib:.0f}",
             )
         )
     check_rows = [("ratio", "value", "target", "verdict")]
@@ -781,7 +792,7 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--sizes",
         default=f"{ONE_LINE_SIZE},1,16,256,1024",
         help=f"what to measure, comma-separated: {ONE_LINE_SIZE} (the fixed cost: --help and a one-line log) "
-        "and artifact sizes in MiB of logs",
+        "and artifact sizes of logs: MiB, or with a unit (256mib, 1gib, 5gib)",
     )
     parser.add_argument(
         "--huge",
@@ -798,6 +809,9 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="worker processes for analyze and the floor (0: analyze's default)",
     )
     parser.add_argument("--big-attachment-mib", type=int, default=200, help="0 skips the big-attachment case")
+    parser.add_argument(
+        "--core-mib", type=float, default=32, help="MiB of healthy lines for the one-core row (0 skips it)"
+    )
     parser.add_argument("--rule-counts", default="50,500", help="the two rule counts to compare")
     parser.add_argument(
         "--rules-size-mib", type=int, default=256, help="artifact for rule scaling (0: the largest)"
@@ -811,10 +825,12 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--results", type=Path, default=None, help="Markdown output (default: benchmarks/results.md)"
     )
     options = parser.parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    options.command_line = " ".join(["python benchmarks/bench_speed.py", *given])
     tokens = {token.strip() for token in options.sizes.split(",") if token.strip()}
     options.fixed = ONE_LINE_SIZE in tokens and not options.no_fixed
     options.sizes = sorted(
-        {int(size) for size in tokens - {ONE_LINE_SIZE}} | ({HUGE_MIB} if options.huge else set())
+        {size_mib(size) for size in tokens - {ONE_LINE_SIZE}} | ({HUGE_MIB} if options.huge else set())
     )
     options.rule_counts = sorted({int(count) for count in options.rule_counts.split(",")})
     if options.quick:
@@ -825,6 +841,83 @@ def parse_options(argv: Sequence[str] | None = None) -> argparse.Namespace:
         options.results = options.results or options.cache_dir / "results-quick.md"
     options.results = options.results or RESULTS
     return options
+
+
+def measure_without_artifacts(bench: Bench, shipped: RuleSet) -> None:
+    """The fixed cost (one line, --help) and the one-core comparison, unless skipped."""
+    if bench.options.fixed:
+        measure_fixed_costs(bench, len(shipped))
+    if bench.options.core_mib > 0:
+        measure_per_core(bench, shipped)
+
+
+def size_mib(text: str) -> int:
+    """`256`, `256mib`, `1gib`, `5GiB` as MiB."""
+    value = text.strip().lower().removesuffix("b").removesuffix("i")
+    for unit, factor in (("g", 1024), ("m", 1)):
+        if value.endswith(unit):
+            return int(float(value[:-1]) * factor)
+    return int(value)
+
+
+def measure_per_core(bench: Bench, rules: RuleSet) -> None:
+    """One core: `scan_stream` in this process against `rg -j1` on the same healthy serving lines (with the
+    planted causes), read from the page cache by both (benchmarks/bench_core.py)."""
+    from bench_core import mixed_log, time_ripgrep, time_scan
+
+    from forensics.engine.scanner import CompiledRules
+
+    data = mixed_log(bench.options.core_mib)
+    size = len(data) / MIB
+    label = f"healthy mix {size:.0f} MiB"
+    log = bench.work / "healthy.log"
+    log.write_bytes(data)
+    print(f"one core: {label}", flush=True)
+    repeat = max(3, bench.options.repeat)
+    ours, _scan = time_scan(CompiledRules(rules), log, repeat)
+    bench.measurement_named(CORE_SCAN, label, size).samples.extend(
+        Sample(wall=wall, cpu=wall, rss_mib=float("nan")) for wall in ours
+    )
+    if bench.rg:
+        scratch = bench.work / "one-core"
+        scratch.mkdir(exist_ok=True)
+        theirs, note = time_ripgrep(rules, log, scratch, repeat)
+        bench.measurement_named(CORE_RG, label, size).samples.extend(
+            Sample(wall=wall, cpu=wall, rss_mib=float("nan")) for wall in theirs
+        )
+        empty = scratch / "empty.log"
+        empty.write_bytes(b"")
+        started, _ = time_ripgrep(rules, empty, scratch, repeat)
+        bench.measurement_named(CORE_RG_EMPTY, label, 0.0).samples.extend(
+            Sample(wall=wall, cpu=wall, rss_mib=float("nan")) for wall in started
+        )
+        bench.notes.append(f"one core: {note}; lines from benchmarks/healthy_mix.py")
+    log.unlink()
+
+
+def core_checks(bench: Bench) -> list[Check]:
+    """ci-forensics' speed on one core over rg's on one thread (same patterns, same lines); rg's time without
+    its start and pattern compile (its time on an empty file), as `scan_stream` is timed with rules compiled."""
+    ours = next((m for m in bench.measurements if m.name == CORE_SCAN and m.samples), None)
+    theirs = next((m for m in bench.measurements if m.name == CORE_RG and m.samples), None)
+    started = next((m for m in bench.measurements if m.name == CORE_RG_EMPTY and m.samples), None)
+    if ours is None or theirs is None:
+        return []
+    searching = max(theirs.wall - (started.wall if started else 0.0), 1e-6)
+    value = searching / ours.wall
+    detail = (
+        f"{ours.log_mib / ours.wall:.0f} vs {theirs.log_mib / searching:.0f} MiB/s, rg's start and pattern "
+        "compile taken out"
+    )
+    return [
+        Check(
+            f"one core: ci-forensics speed / rg -j1 speed, {ours.artifact}",
+            value,
+            f"≥ {TARGET_CORE_RATIO}",
+            value >= TARGET_CORE_RATIO,
+            detail,
+        )
+    ]
 
 
 def write_ripgrep_patterns(bench: Bench, shipped: RuleSet, rg: str) -> Path:
@@ -863,8 +956,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         shipped = load_rules(cache=False)
         if rg:
             bench.patterns_file = write_ripgrep_patterns(bench, shipped, rg)
-        if options.fixed:
-            measure_fixed_costs(bench, len(shipped))
+        measure_without_artifacts(bench, shipped)
         by_size = [ensure_artifact(ArtifactSpec(size_mib=size), options.cache_dir) for size in options.sizes]
         rules_artifact = None
         if options.sizes:  # `--sizes 1line`: the fixed cost alone, no artifact and no rule scaling
@@ -898,7 +990,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "GNU time (/usr/bin/time) not found: peak RSS is ru_maxrss from os.wait4, which includes this "
             "harness's own memory inherited at fork (an upper bound; apt-get install -y time)"
         )
-    results = checks(bench, by_size, rules_artifact, big)
+    results = [*core_checks(bench), *checks(bench, by_size, rules_artifact, big)]
     elapsed = time.perf_counter() - started
     header = (
         f"median of {options.repeat} run(s), interleaved; wall and CPU (user+sys of the child and its children) "
@@ -952,12 +1044,12 @@ def write_markdown(bench: Bench, results: list[Check], header: str, elapsed: flo
         f"{a.largest_log_bytes / MIB:.0f} MiB, zip {a.zip_bytes / MIB:.0f} MiB (deflate level 6) — `{a.path.name}`"
         for a in bench.artifacts
     ]
-    command = "python benchmarks/bench_speed.py" + (" --quick" if options.quick else "")
+    command = options.command_line
     text = "\n".join(
         [
             "# Speed benchmark results",
             "",
-            f"Generated by `{command}` (`make bench`) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit "
+            f"Generated by `{command}` (`make bench` runs it without options) on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, commit "
             f"{commit()} (working tree may differ), in {elapsed / 60:.1f} min.",
             f"Machine: {machine()} (shared, noisy). Tools: {tool_versions(bench)}.",
             "",

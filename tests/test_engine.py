@@ -280,3 +280,20 @@ def test_context_patterns_fill_values_from_other_lines(tmp_path: Path) -> None:
     assert verdict.root_cause is not None
     assert verdict.root_cause.summary == "org/model 401"  # the evidence line's own value wins
     assert verdict.root_cause.evidence.line == 2
+
+
+def test_a_candidate_line_missing_a_second_literal_is_not_matched_and_a_whole_one_is(tmp_path: Path) -> None:
+    pattern = r"(?P<package>[Ff]lash[Ii]nfer)[^\n]{0,80}?version[^\n]{0,40}?(?:is not supported|too old)"
+    compiled = CompiledRules(
+        rules_from(tmp_path, rule_toml("x.version", pattern, example="FlashInfer version 0.1 is too old"))
+    )
+    healthy = "FlashInfer is not available. Falling back to the PyTorch-native implementation"
+    assert compiled.possible(0, "x FlashInfer y") is False  # the pre-filter's literal alone is not enough
+    assert compiled.possible(0, "FlashInfer version 0.1 is too old") is True
+    log = "\n".join(
+        [healthy] * 50 + ["\x1b[33mWARN\x1b[0m flashinfer version 0.2 is not supported"] + [healthy]
+    )
+    scan = scan_text(log + "\n", compiled, name="log")
+    assert [(hit.line, hit.captures) for hit in scan.hits[0]] == [(51, (("package", "flashinfer"),))]
+    plain = CompiledRules(rules_from(tmp_path, rule_toml("x.version", pattern)), use_literals=False)
+    assert scan_text(log + "\n", plain, name="log").hits == scan.hits

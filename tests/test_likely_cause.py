@@ -404,9 +404,13 @@ def test_reading_only_keyword_lines_gives_the_same_answer_as_reading_every_line(
         blocks = [data[i : i + 4096] for i in range(0, len(data), 4096)]
         plain = pick_likely_cause(list(decoded_lines(blocks)))
         fast = pick_likely_cause_in_blocks(blocks)
-        fast_key = (fast.line, fast.reason, fast.text, [e.number for e in fast.excerpt]) if fast else None
+        fast_key = (
+            (fast.line, fast.reason, fast.text, [(e.number, e.text) for e in fast.excerpt]) if fast else None
+        )
         plain_key = (
-            (plain.line, plain.reason, plain.text, [e.number for e in plain.excerpt]) if plain else None
+            (plain.line, plain.reason, plain.text, [(e.number, e.text) for e in plain.excerpt])
+            if plain
+            else None
         )
         assert fast_key == plain_key, path.name
 
@@ -416,3 +420,53 @@ def test_the_fast_reader_counts_lines_across_giant_lines_and_blocks() -> None:
     picked = pick_likely_cause_in_blocks(blocks, max_line=40)
     assert picked is not None and (picked.line, picked.reason) == (4, LikelyReason.SIGNAL)
     assert [line.number for line in picked.excerpt] == [1, 2, 3, 4, 5]
+
+
+def test_gated_patterns_answer_as_their_ungated_regex_on_every_real_line() -> None:
+    """The picker's patterns skip their search when a line lacks every literal a match needs: on every line
+    of the real logs (raw and normalised), and on lines made to tempt a wrong gate, the same spans."""
+    import regex
+
+    import forensics.engine.likely as likely_module
+    from forensics.engine.gated_regex import AnyOf, GatedRegex, top_level_branches
+
+    gated = [value for value in vars(likely_module).values() if isinstance(value, GatedRegex)]
+    any_of = [value for value in vars(likely_module).values() if isinstance(value, AnyOf)]
+    assert len(gated) >= 10 and len(any_of) >= 2
+    lines = {
+        "\u017fegmentation fault",  # `ſ` folds to `s` under IGNORECASE: never skipped on non-ASCII text
+        "SEE ROOT CAUSE ABOVE",
+        "worker 3 KILLED",
+        '{"level": "fatal", "error": "x"}',
+        "[12] 4242 killed python serve.py",
+        "Request: " + '{"content": "abort abort timeout"}' * 200,
+    }
+    for path in _train_and_gpu_logs():
+        for raw in path.read_text(encoding="utf-8", errors="replace").split("\n"):
+            lines.add(raw)
+            lines.add(likely_module._normalize(raw).text)
+    skipped = 0
+    for pattern in gated:
+        plain = pattern.compiled
+        for line in lines:
+            for method in ("search", "match", "fullmatch"):
+                ours = getattr(pattern, method)(line)
+                theirs = getattr(plain, method)(line)
+                assert (ours.span() if ours else None) == (theirs.span() if theirs else None), (pattern, line)
+            skipped += not pattern.possible(line)
+    assert skipped > len(lines)  # the gates do skip searches
+    for alternation in any_of:
+        whole = regex.compile(alternation.pattern, alternation.flags)
+        assert len(alternation.branches) > 2
+        for line in lines:
+            assert alternation.found(line) == (whole.search(line) is not None), (alternation.pattern, line)
+    assert top_level_branches(r"a|(b|c)|[|]|\||[]|]|[^]|]|d") == [
+        "a",
+        "(b|c)",
+        "[|]",
+        "\\|",
+        "[]|]",
+        "[^]|]",
+        "d",
+    ]
+    assert top_level_branches("(?i)a|b") == ["(?i)a|b"]

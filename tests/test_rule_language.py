@@ -6,7 +6,7 @@ import pytest
 
 from forensics.engine.prefilter import Prefilter
 from forensics.rules.expressions import Expression
-from forensics.rules.literals import required_literals
+from forensics.rules.literals import required_literal_sets, required_literals
 from forensics.rules.template import Template, format_value
 
 
@@ -68,19 +68,50 @@ def test_floats_print_without_noise() -> None:
         (
             r"address already in use|EADDRINUSE|port \d+ already in use",
             False,
-            ("address already in use", " already in use", "EADDRINUSE"),
+            (" already in use", "EADDRINUSE"),
         ),
         (r"No space left on device", True, ("no space left on device",)),
-        (r"(?i:killed) process \d+", False, (" process ",)),
+        (r"(?i:killed) process \d+", False, ("killed process ",)),
         (r"\d+\.\d+", False, None),
-        (r"(?:a|bcd)efgh", False, ("efgh",)),
+        (r"(?:a|bcd)efgh", False, ("bcdefgh", "aefgh")),
         (r"(?:foo)?barbaz", False, ("barbaz",)),
-        (r"(?:ModuleNotFound|Import)Error: No module named", False, ("Error: No module named",)),
+        (
+            r"(?:ModuleNotFound|Import)Error: No module named",
+            False,
+            ("ModuleNotFoundError: No module named", "ImportError: No module named"),
+        ),
+        (
+            r"\b(?:health check|Health check|healthcheck) (?:failed|timed out) after \d+",
+            False,
+            (
+                "Health check timed out after ",
+                "health check timed out after ",
+                "healthcheck timed out after ",
+                "Health check failed after ",
+                "health check failed after ",
+                "healthcheck failed after ",
+            ),
+        ),
+        (r"[Ee]rror\b code=?(?<!x)\d", False, ("Error code", "error code")),
+        (r"Killed(?:\s+\d+)?", False, ("Killed",)),
     ],
 )
 def test_required_literals(pattern: str, ignore_case: bool, expected: tuple[str, ...] | None) -> None:
     literals = required_literals(pattern, ignore_case=ignore_case)
     assert (literals.alternatives if literals else None) == expected
+
+
+def test_every_part_that_needs_a_literal_gives_a_set() -> None:
+    sets = required_literal_sets(
+        r"(?:Flash|flash)Infer\b.{0,80}?version \d+ (?:is not supported|too old)", ignore_case=False
+    )
+    assert [literals.alternatives for literals in sets] == [
+        ("FlashInfer", "flashInfer"),
+        ("version ",),
+        (" is not supported", " too old"),
+    ]
+    assert required_literal_sets(r"(?i:oom) in \(", ignore_case=False)[0].ignore_case
+    assert required_literal_sets("(?P<x", ignore_case=False) == ()
 
 
 def test_one_pattern_without_literals_turns_the_prefilter_off() -> None:

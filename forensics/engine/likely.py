@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import regex
 
+from forensics.engine.gated_regex import AnyOf, GatedRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.lazy_regex import LazyRegex
@@ -61,9 +62,9 @@ _CHAIN = (
     "During handling of the above exception, another exception occurred:",
 )
 _FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
-_PANIC = LazyRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
-_FATAL_PYTHON = LazyRegex(r"Fatal Python error: ")
-_SIGNAL = LazyRegex(
+_PANIC = GatedRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
+_FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
+_SIGNAL = AnyOf(  # only asked whether it matches
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
@@ -75,17 +76,17 @@ _SIGNAL = LazyRegex(
     """,
     regex.VERBOSE,
 )
-_WRAPPER = LazyRegex(
+_WRAPPER = GatedRegex(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
     regex.IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
-_EXCEPTION_ANYWHERE = LazyRegex(
+_EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
     r"(?:\([\w.]+\))?(?:: \S| - \S|\(['\"])"
 )
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
-_CPP_TERMINATE = LazyRegex(r"terminate called after throwing an instance of")
+_CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
 # Errors from the transport under a library call: a chained, more specific exception says more
 # (`requests…HTTPError: 401` under `GatedRepoError`).
 _GENERIC_EXCEPTIONS = frozenset(
@@ -105,41 +106,43 @@ _GENERIC_EXCEPTIONS = frozenset(
         "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
-_PYDANTIC_SUMMARY = LazyRegex(r"ValidationError: \d+ validation errors? for ")
+_PYDANTIC_SUMMARY = GatedRegex(r"ValidationError: \d+ validation errors? for ")
 _PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
-_KILLED = LazyRegex(r"\bKilled\b|\bkilled\b|SIGKILL|exit code 137|exitcode=-9")
-_OOM_KILLER = LazyRegex(
+_KILLED = GatedRegex(r"\bKilled\b|\bkilled\b|SIGKILL|exit code 137|exitcode=-9")
+_OOM_KILLER = GatedRegex(
     r"invoked oom-killer|Out of memory: Kill(?:ed)? process|Memory cgroup out of memory|\boom-kill:|OOMKilled"
 )
-_EXCEPTION_WITH_MESSAGE = LazyRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+_EXCEPTION_WITH_MESSAGE = GatedRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
-_FATAL_PHRASE = LazyRegex(
+_FATAL_PHRASE = GatedRegex(
     r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
-_NOT_A_CAUSE = LazyRegex(
+_NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
     r"|Task exception was never retrieved|^Process [\w-]+:$"
 )
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
-_RAW_ERROR_HINT = LazyRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
-_RAW_WARNING_HINT = LazyRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
+_RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
+_RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
-_JSON_LEVEL = LazyRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
+_JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # Source code quoted by a traceback or pytest (`self.timeout,`, `> raise X(`): never a failure report.
-_CODE = LazyRegex(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
+_CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
 # The last resort: a line without a level that still reports a failure in words.
-_FAILURE_WORDS = LazyRegex(
+_FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left)\b",
     regex.IGNORECASE,
 )
-_ERROR_LIKE = LazyRegex(r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable")
+_ERROR_LIKE = GatedRegex(
+    r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
+)
 _NOT_EXCEPTION_NAMES = frozenset(
     {"Traceback", "Warning", "INFO", "DEBUG", "Note", "Hint", "Usage", "During", "The"}
 )
@@ -274,16 +277,14 @@ class LikelyCausePicker:
                         number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
                     )
                 return  # a frame, a source line, a caret line: part of the traceback
-        if _SIGNAL.search(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
+        if _SIGNAL.found(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif (
-            normalized.level is not Level.INFO
-            and _FAILURE_WORDS.search(message)
-            and not _CODE.search(message)
+            normalized.level is not Level.INFO and _FAILURE_WORDS.search(message) and not _CODE.found(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
 
@@ -408,7 +409,7 @@ def _prefixed_exception(message: str) -> bool:
     """An exception line behind a prefix the normaliser does not know (`[177/train (pid 2)] OSError: …`)."""
     return (
         not message.startswith('File "')
-        and _CODE.search(message) is None
+        and not _CODE.found(message)
         and _EXCEPTION_WITH_MESSAGE.search(message) is not None
     )
 

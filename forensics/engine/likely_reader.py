@@ -98,7 +98,9 @@ def _feed_block(
             if match is None:
                 break
             start = block.rfind(b"\n", 0, match.start()) + 1
-            before = _lines_before(above + block[:start], number + block.count(b"\n", counted_to, start))
+            before = _lines_before(
+                _head_before(above, block, start), number + block.count(b"\n", counted_to, start)
+            )
         end = block.find(b"\n", start)
         number += block.count(b"\n", counted_to, start)
         counted_to = start
@@ -107,6 +109,18 @@ def _feed_block(
         )
         position = end + 1
     return number + block.count(b"\n", counted_to)
+
+
+def _head_before(above: bytes, block: bytes, start: int) -> bytes:
+    """What `_lines_before` needs of the data before `start`: the last EXCERPT_BEFORE lines of the block, or
+    the block's start with `above` when fewer lines precede (copying all of a block's start for every line fed
+    cost a copy of up to a block per line)."""
+    cursor = start
+    for _ in range(EXCERPT_BEFORE):
+        if cursor <= 0:
+            return above + block[:start]
+        cursor = block.rfind(b"\n", 0, cursor - 1) + 1
+    return block[cursor:start] if cursor > 0 else above + block[:start]
 
 
 def _lines_before(data: bytes, number: int) -> list[ExcerptLine]:

@@ -27,7 +27,7 @@ from forensics.engine.normalize import (
 )
 from forensics.engine.prefilter import Prefilter, ProbeSelector
 from forensics.model import ExcerptLine, Problem
-from forensics.rules.literals import Literals, required_literals
+from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
 
@@ -87,6 +87,9 @@ class CompiledRules:
                     literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
                     probes.append(Probe(index, role, pattern, literals))
         self.probes: tuple[Probe, ...] = tuple(probes)
+        self.use_literals = use_literals
+        # per probe, every literal set its pattern needs one of (read on the probe's first candidate line)
+        self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
         literal_sets = [probe.literals if use_literals else None for probe in probes]
         self.prefilter = Prefilter.build(literal_sets)
         self.selector = ProbeSelector(literal_sets)
@@ -94,6 +97,30 @@ class CompiledRules:
         for number, probe in enumerate(probes):
             self.probes_by_rule.setdefault(probe.rule_index, ())
             self.probes_by_rule[probe.rule_index] += (number,)
+
+    def possible(self, number: int, text: str) -> bool:
+        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
+        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
+        literals, where the pre-filter looks for one)."""
+        gate = self._gates.get(number)
+        if gate is None:
+            probe = self.probes[number]
+            rule = self.rules[probe.rule_index]
+            gate = self._gates[number] = tuple(
+                (literals.alternatives, literals.ignore_case)
+                for literals in required_literal_sets(probe.pattern.pattern, ignore_case=rule.ignore_case)
+                if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
+            )
+        folded: str | None = None
+        for alternatives, insensitive in gate:
+            haystack = text
+            if insensitive:
+                if not text.isascii():  # case folding beyond ASCII: leave it to the pattern
+                    continue
+                folded = haystack = folded if folded is not None else text.lower()
+            if not any(literal in haystack for literal in alternatives):
+                return False
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,19 +244,32 @@ class _Scanner:
             counted_to = start
             self.match_line(block, start, end, line_number)
             position = end + 1
-        self.newlines += block.count(b"\n")
-        joined = self.tail + block
-        self.tail_from_start = self.tail_from_start and len(joined) <= self.limits.tail_bytes
-        self.tail = joined[-self.limits.tail_bytes :]
+        # the breaks before the last candidate line were counted on the way: count only the rest
+        self.newlines = line_number - 1 + block.count(b"\n", counted_to)
+        keep = self.limits.tail_bytes
+        joined = self.tail + block if len(block) < keep else block  # a whole block: no copy of it to make
+        self.tail_from_start = self.tail_from_start and len(self.tail) + len(block) <= keep
+        self.tail = joined[-keep:]
 
     def match_line(self, block: bytes, start: int, end: int, line_number: int) -> None:
         raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")
+        compiled = self.compiled
+        possible: set[int] | None = None
+        if compiled.use_literals:
+            # The message is a part of the line as a terminal shows it: a probe that cannot match the shown
+            # line cannot match its message, and most candidate lines end here, before being normalised.
+            shown = visible_line(raw)
+            possible = {
+                number for number in compiled.selector.select(shown) if compiled.possible(number, shown)
+            }
+            if not possible:
+                return
         line = normalize_line(raw)
         if not line.text:
             return
-        probes = self.compiled.probes
-        for number in self.compiled.selector.select(line.text):
-            if number in self.timed_out:
+        probes = compiled.probes
+        for number in compiled.selector.select(line.text):
+            if number in self.timed_out or (possible is not None and number not in possible):
                 continue
             probe = probes[number]
             found = self.search(number, probe, line, line_number)

@@ -86,7 +86,10 @@ def _choose_cause(
 def matched_rules(logs: Sequence[ScannedLog], compiled: CompiledRules) -> dict[int, _Candidate]:
     """For every rule whose pattern matched and whose co-conditions hold, its best hit."""
     best: dict[int, _Candidate] = {}
+    hit_probes = {number for log in logs for number in log.scan.hits}
     for rule_index, probe_numbers in compiled.probes_by_rule.items():
+        if hit_probes.isdisjoint(probe_numbers):  # nothing of this rule matched: no candidate
+            continue
         required = [n for n in probe_numbers if compiled.probes[n].role is ProbeRole.REQUIRES]
         excluded = [n for n in probe_numbers if compiled.probes[n].role is ProbeRole.EXCLUDES]
         candidates: list[_Candidate] = [

@@ -334,14 +334,21 @@ def _read_likely(
         return None
 
 
+FIRST_LIKELY_BLOCK = 64 * 1024
+
+
 def _bounded_blocks(stream: BinaryIO, limits: ScanLimits) -> Iterator[bytes]:
-    """The stream in blocks, no further than the log size limit."""
+    """The stream in blocks, no further than the log size limit. The first blocks are small and each is twice
+    the one before, up to the scan's block size: the picker is often done in the first few hundred lines,
+    and a 1 MiB first block inflated three times what it reads."""
     remaining = limits.max_bytes
+    size = min(FIRST_LIKELY_BLOCK, limits.block_size)
     while remaining > 0:
-        block = stream.read(min(limits.block_size, remaining))
+        block = stream.read(min(size, remaining))
         if not block:
             return
         remaining -= len(block)
+        size = min(size * 2, limits.block_size)
         yield block
 
 

@@ -26,7 +26,8 @@ from forensics.rules.model import Example, Rule, RulePattern
 from forensics.rules.template import Placeholder, Template
 from forensics.version import __version__
 
-CACHE_FORMAT = 2  # 2: summaries are kept parsed, so a hit runs no template pattern either
+CACHE_FORMAT = 3  # 2: summaries are kept parsed, so a hit runs no template pattern either; 3: literals joined
+# across adjacent exact parts (rules/literals.py)
 MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
 _ROLES = ("patterns", "requires", "excludes", "context")
 

@@ -14,7 +14,11 @@ from typing import Any
 try:  # Python 3.11+ keeps the parser private; it is stable across 3.11-3.14
     import re._parser as sre_parse  # type: ignore[import-not-found]
     from re._constants import (  # type: ignore[import-not-found]
+        ASSERT,
+        ASSERT_NOT,
+        AT,
         BRANCH,
+        IN,
         LITERAL,
         MAX_REPEAT,
         MIN_REPEAT,
@@ -25,6 +29,10 @@ except ImportError:  # pragma: no cover - only on a Python that moved it
     sre_parse = None
 
 MIN_LITERAL = 3
+# Adjacent parts that each match one of a few exact strings are joined (`(?:failed|timed out) after` requires
+# "failed after" or "timed out after"); past this many alternatives a part starts a new run instead.
+MAX_JOINED = 64
+MAX_CLASS = 4  # a character class of at most this many single characters is a few exact strings
 _ATOMIC_GROUP = "ATOMIC_GROUP"
 
 
@@ -54,21 +62,56 @@ def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
     return _KNOWN_LITERALS[key]
 
 
-def _required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
+def literals_for_flags(pattern: str, flags: int, *, minimum: int = MIN_LITERAL) -> Literals | None:
+    """`required_literals` of a pattern compiled with these `re`/`regex` flags (IGNORECASE, VERBOSE, MULTILINE
+    mean the same in both), literals of at least `minimum` characters, not cached: for the engine's own
+    patterns, computed once each."""
+    return _required_literals(pattern, ignore_case=False, flags=flags, minimum=minimum)
+
+
+def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals, ...]:
+    """Every set of literals a match must contain one of (each part of the pattern that needs one), not only
+    the best: a line that lacks any of them cannot match. Empty when the pattern cannot be read."""
+    parsed = _parse(pattern, ignore_case=ignore_case, flags=0)
+    if parsed is None:
+        return ()
+    insensitive = _insensitive(parsed, ignore_case=ignore_case)
+    return tuple(_literals(option, insensitive) for option in _options_of_sequence(list(parsed.data)))
+
+
+def _required_literals(
+    pattern: str, *, ignore_case: bool, flags: int = 0, minimum: int = MIN_LITERAL
+) -> Literals | None:
+    parsed = _parse(pattern, ignore_case=ignore_case, flags=flags)
+    if parsed is None:
+        return None
+    best = _best_of_sequence(list(parsed.data))
+    if best is None or min(len(lit) for lit in best) < minimum:
+        return None
+    return _literals(best, _insensitive(parsed, ignore_case=ignore_case))
+
+
+def _parse(pattern: str, *, ignore_case: bool, flags: int) -> Any:
     if sre_parse is None:
         return None
+    parse_flags = (flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL)) | (
+        re.IGNORECASE if ignore_case else 0
+    )
     try:
-        parsed = sre_parse.parse(pattern, re.IGNORECASE if ignore_case else 0)
+        return sre_parse.parse(pattern, parse_flags)
     except (re.error, OverflowError, RecursionError, TypeError):
         return None  # `regex`-only syntax: no pre-filter for this pattern
-    flags = parsed.state.flags
-    insensitive = ignore_case or bool(flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
-    best = _best_of_sequence(list(parsed.data))
-    if best is None or min(len(lit) for lit in best) < MIN_LITERAL:
-        return None
-    alternatives = tuple(
-        sorted({lit.lower() if insensitive else lit for lit in best}, key=lambda s: (-len(s), s))
-    )
+
+
+def _insensitive(parsed: Any, *, ignore_case: bool) -> bool:
+    return ignore_case or bool(parsed.state.flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
+
+
+def _literals(option: Sequence[str], insensitive: bool) -> Literals:
+    found = {lit.lower() if insensitive else lit for lit in option}
+    # a literal holding another one adds nothing: wherever it occurs, the shorter one does too
+    kept = {lit for lit in found if not any(other != lit and other in lit for other in found)}
+    alternatives = tuple(sorted(kept, key=lambda s: (-len(s), s)))
     return Literals(alternatives=alternatives, ignore_case=insensitive)
 
 
@@ -91,28 +134,81 @@ def _score(option: Sequence[str]) -> tuple[int, int]:
 
 
 def _best_of_sequence(items: list[tuple[object, object]]) -> list[str] | None:
-    """Among the literal runs and required sub-parts of a sequence, the most selective one."""
+    """Among the runs of exact parts and required sub-parts of a sequence, the most selective one."""
+    options = _options_of_sequence(items)
+    return max(options, key=_score) if options else None
+
+
+def _options_of_sequence(items: list[tuple[object, object]]) -> list[list[str]]:
+    """The runs of exact parts and the required sub-parts of a sequence: a match holds one of each."""
     options: list[list[str]] = []
-    run: list[str] = []
+    run: list[str] = [""]  # every string the exact parts since the last other part can match, joined
 
     def close_run() -> None:
-        if run:
-            options.append(["".join(run)])
-            run.clear()
+        if run != [""]:
+            options.append(list(run))
+        run[:] = [""]
 
     for op, argument in items:
-        if op is LITERAL:
-            run.append(chr(argument))  # type: ignore[arg-type]
+        exact = _exact(op, argument)
+        if exact is not None:
+            if len(run) * len(exact) > MAX_JOINED:
+                close_run()
+            run[:] = list(dict.fromkeys(head + tail for head in run for tail in exact))
             continue
         close_run()
         sub = _required_option(op, argument)
         if sub is not None:
             options.append(sub)
     close_run()
-    options = [option for option in options if option and all(option)]
-    if not options:
+    return [option for option in options if option and all(option)]
+
+
+def _exact(op: object, argument: object) -> list[str] | None:
+    """The strings this element can match, when they are few and known (zero-width: the empty string), or None."""
+    if op is LITERAL:
+        return [chr(argument)]  # type: ignore[arg-type]
+    if op in (AT, ASSERT, ASSERT_NOT):
+        return [""]  # an anchor or a look-around consumes nothing: the parts around it are adjacent
+    if op is IN:
+        members: Any = argument
+        if len(members) <= MAX_CLASS and all(kind is LITERAL for kind, _value in members):
+            return [chr(value) for _kind, value in members]
         return None
-    return max(options, key=_score)
+    if op is SUBPATTERN:
+        subpattern: Any = argument
+        return _exact_sequence(list(subpattern[3].data))
+    if op is BRANCH:
+        branches: Any = argument[1]  # type: ignore[index]
+        collected: list[str] = []
+        for branch in branches:
+            strings = _exact_sequence(list(branch.data))
+            if strings is None:
+                return None
+            collected.extend(strings)
+        return list(dict.fromkeys(collected)) if len(collected) <= MAX_JOINED else None
+    if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
+        repeat: Any = argument
+        low, high = repeat[0], repeat[1]
+        body = _exact_sequence(list(repeat[2].data))
+        if body is None or high > 2 or (low == 0 and high == 2):
+            return None
+        once = body if low == high == 1 else [*body, ""] if low == 0 else None
+        if low == high == 2:
+            once = [a + b for a in body for b in body]
+        return list(dict.fromkeys(once)) if once is not None and len(once) <= MAX_JOINED else None
+    return None
+
+
+def _exact_sequence(items: list[tuple[object, object]]) -> list[str] | None:
+    """The strings a whole sequence can match, when each of its elements is exact and they stay few."""
+    strings = [""]
+    for op, argument in items:
+        exact = _exact(op, argument)
+        if exact is None or len(strings) * len(exact) > MAX_JOINED:
+            return None
+        strings = list(dict.fromkeys(head + tail for head in strings for tail in exact))
+    return strings
 
 
 def _required_option(op: object, argument: object) -> list[str] | None:
