@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
     from forensics.paths import PathArgument
     from forensics.render import render_report
     from forensics.report.build import analyze, analyze_source
+    from forensics.report.redact import Redactor, redact_report
     from forensics.report.saved import load_report
     from forensics.report.session import AnalyzeOptions
     from forensics.rules.loader import load_rules
@@ -116,6 +117,7 @@ __all__ = [
     "Problem",
     "RateLimitedError",
     "RecordResult",
+    "Redactor",
     "Report",
     "ResultsError",
     "Rule",
@@ -147,6 +149,7 @@ __all__ = [
     "load_rules",
     "open_store",
     "record_report",
+    "redact_report",
     "render_report",
     "write_dashboard",
 ]
@@ -200,6 +203,7 @@ _EXPORTS: dict[str, str] = {
         ),
         "forensics.report.build",
     ),
+    **dict.fromkeys(("Redactor", "redact_report"), "forensics.report.redact"),
     **dict.fromkeys(("AnalyzeOptions",), "forensics.report.session"),
     **dict.fromkeys(("load_report",), "forensics.report.saved"),
     **dict.fromkeys(("load_rules",), "forensics.rules.loader"),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
@@ -171,13 +171,28 @@ class Fingerprint:
 
 
 LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a pointer, never a root cause
+REDACTED = "[REDACTED]"  # what a secret becomes in every output, the store and ticket comments
+
+
+class LikelyReason(StrEnum):
+    """Why the likely-cause picker (engine/likely.py) chose a line; shown as it is worded here."""
+
+    EXCEPTION = "deepest exception of the first fatal traceback"
+    EXCEPTION_LINE = "first exception line"
+    CPP_EXCEPTION = "uncaught C++ exception"
+    PANIC = "panic"
+    FATAL_PYTHON = "fatal Python error"
+    SIGNAL = "fatal signal"
+    ERROR_LINE = "first error line"
+    FAILURE_LINE = "first line that reports a failure"
+    WRAPPER = "wrapper error (nothing deeper in the log)"
 
 
 @dataclass(frozen=True, slots=True)
 class LikelyCause:
     """For a failure no rule explains: the line most likely to hold its cause. A pointer, never a root cause."""
 
-    reason: str  # why this line: "deepest exception of the first fatal traceback", "panic", "fatal signal", …
+    reason: LikelyReason
     evidence: Evidence
 
 
@@ -240,7 +255,7 @@ class Group:
     kind: GroupKind
     key: str  # rule id or fingerprint key
     title: str
-    category: str
+    category: Category | None  # the rule's; None for an unexplained group
     test_uuids: tuple[str, ...]
 
 
@@ -324,6 +339,9 @@ class Report:
     problems: tuple[Problem, ...]
     rules_loaded: int = 0
     context: RunContext | None = None
+    # Set by `report.redact.redact_report` alone: every string has passed a redactor. The store records only
+    # such a report (it never redacts itself), so a caller that forgot fails loudly instead of storing a secret.
+    redacted: bool = field(default=False, compare=False)
 
     @property
     def failing(self) -> tuple[Verdict, ...]:

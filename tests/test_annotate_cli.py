@@ -21,7 +21,7 @@ from tests.fakes.jira import EMAIL as JIRA_EMAIL
 from tests.fakes.jira import running_jira
 from tests.fakes.linear import API_KEY as LINEAR_KEY
 from tests.fakes.linear import FakeLinear, running_linear
-from tests.test_annotate import crafted_report, sample_report, with_run
+from tests.support.nightly_report import crafted_report, sample_report, with_run
 
 
 @pytest.fixture

@@ -61,6 +61,56 @@ def test_the_layers_hold() -> None:
     assert checked.returncode == 0, checked.stdout[-4000:]
 
 
+# Every package but inputs/ and report/ (which open inputs), rules/ (which reads rule files) and cli/ (which
+# reads options and writes outputs) keeps off the file system: the import-linter contract keeps them from
+# importing the input readers, this from opening files themselves. The few that own files say which, here.
+_NO_FILE_ACCESS = (
+    "forensics.annotate",
+    "forensics.dashboard",
+    "forensics.engine",
+    "forensics.render",
+    "forensics.services",
+    "forensics.sinks",
+    "forensics.sources",
+    "forensics.store",
+    "forensics.usecases",
+)
+_OWN_FILES = {
+    "forensics.store.sqlite": "the store's own database file",
+    "forensics.dashboard.site": "the site it writes, and the assets packaged with it",
+    "forensics.services.http": "a download being written",
+    "forensics.sources.cache": "the download cache's own files (size and SHA-256 checks)",
+    # reads a downloaded job log before analysis, for which artifacts that job uploaded (not yet an input)
+    "forensics.sources.naming": "a job log it downloaded",
+}
+_FILE_CALLS = {
+    "open", "stat", "lstat", "fstat", "scandir", "listdir", "walk", "iterdir", "glob", "rglob",
+    "read_bytes", "read_text", "getsize", "getmtime", "exists", "isfile", "isdir", "is_file", "is_dir",
+    "ZipFile", "is_zipfile", "TarFile",
+}  # fmt: skip
+_CHECKED = [(name, path) for name, path in _modules() if name.startswith(_NO_FILE_ACCESS)]
+
+
+def _file_calls(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+            if name in _FILE_CALLS:
+                found.append(f"{name}() at line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize(("module", "path"), _CHECKED, ids=[name for name, _ in _CHECKED])
+def test_no_module_outside_inputs_and_report_opens_a_file(module: str, path: Path) -> None:
+    """The store, renderers, sinks, annotate, the use cases and the engine (which reads the streams it is
+    handed) take what `analyze` put on the Report; the modules that own files touch only those."""
+    calls = _file_calls(path)
+    assert bool(calls) == (module in _OWN_FILES), (
+        f"{module}: {calls or 'no file access left: drop it from _OWN_FILES'}"
+    )
+
+
 def test_analyze_loads_no_http_client_or_database_driver() -> None:
     """`analyze` starts fast: the CLI imports a command's module only when it runs (0.1 s, not 0.3 s)."""
     code = (

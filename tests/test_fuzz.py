@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream
-from forensics.inputs.values import MAX_EPOCH_MS
 from forensics.model import InputInfo, Problem, Report
 from forensics.render import RENDERERS
 from forensics.report.grouping import group_verdicts
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.expressions import Expression
 from forensics.rules.loader import load_rules
+from forensics.values import MAX_EPOCH_MS
 
 FUZZ = settings(
     max_examples=40, deadline=1000, suppress_health_check=[HealthCheck.too_slow], derandomize=True

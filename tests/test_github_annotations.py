@@ -131,8 +131,8 @@ def test_log_text_cannot_inject_workflow_commands() -> None:
         inputs=(),
         verdicts=verdicts,
         groups=(
-            Group(kind="cause", key="r.one", title="Title", category="product", test_uuids=("a",)),
-            Group(kind="unexplained", key="abc", title=f"masked {hostile}", category="", test_uuids=("b",)),
+            Group(kind="cause", key="r.one", title="Title", category=Category.PRODUCT, test_uuids=("a",)),
+            Group(kind="unexplained", key="abc", title=f"masked {hostile}", category=None, test_uuids=("b",)),
         ),
         problems=(Problem(object="results/x::y", message=f"cannot read {hostile}", hint="fix %0A it"),),
     )
@@ -162,7 +162,9 @@ def test_annotations_are_capped_at_ten_per_level_with_a_closing_notice() -> None
                 root_cause=_cause(f"r.{index}", f"cause {index}", "s", "e"),
             )
         )
-        groups.append(Group(kind="cause", key=f"r.{index}", title="", category="product", test_uuids=(uuid,)))
+        groups.append(
+            Group(kind="cause", key=f"r.{index}", title="", category=Category.PRODUCT, test_uuids=(uuid,))
+        )
     for index in range(11):
         uuid = f"u{index}"
         verdicts.append(
@@ -170,7 +172,9 @@ def test_annotations_are_capped_at_ten_per_level_with_a_closing_notice() -> None
                 test=_test(uuid, f"test_u{index}"), fingerprint=Fingerprint(key=uuid, masked="m", line="l")
             )
         )
-        groups.append(Group(kind="unexplained", key=uuid, title=f"m{index}", category="", test_uuids=(uuid,)))
+        groups.append(
+            Group(kind="unexplained", key=uuid, title=f"m{index}", category=None, test_uuids=(uuid,))
+        )
     problems = tuple(Problem(object=f"file{index}", message="unreadable") for index in range(2))
     report = Report(inputs=(), verdicts=tuple(verdicts), groups=tuple(groups), problems=problems)
 
@@ -198,7 +202,7 @@ def test_a_group_names_at_most_ten_tests_and_counts_summaries_that_differ() -> N
         kind="cause",
         key="r.one",
         title="one cause",
-        category="product",
+        category=Category.PRODUCT,
         test_uuids=tuple(v.test.uuid for v in verdicts),
     )
     report = Report(inputs=(), verdicts=verdicts, groups=(group,), problems=())
@@ -214,7 +218,7 @@ def test_a_group_names_at_most_ten_tests_and_counts_summaries_that_differ() -> N
 def test_titles_and_messages_are_cut_where_github_cuts_them() -> None:
     finding = _cause("r.long", "t" * 300, "s" * 5000, "e")
     verdict = Verdict(test=_test("a", "test_a"), root_cause=finding)
-    group = Group(kind="cause", key="r.long", title="", category="product", test_uuids=("a",))
+    group = Group(kind="cause", key="r.long", title="", category=Category.PRODUCT, test_uuids=("a",))
     report = Report(inputs=(), verdicts=(verdict,), groups=(group,), problems=())
     _, properties, message = parse_workflow_command(render_github(report))
     assert len(properties["title"]) == 255 and properties["title"].endswith("t…")
@@ -238,7 +242,7 @@ def test_a_report_from_ci_names_the_jobs_of_a_group() -> None:
             fingerprint=Fingerprint(key="k", masked="m", line="l"),
         ),
     )
-    group = Group(kind="unexplained", key="k", title="boom", category="", test_uuids=("a", "b", "c"))
+    group = Group(kind="unexplained", key="k", title="boom", category=None, test_uuids=("a", "b", "c"))
     report = Report(
         inputs=inputs,
         verdicts=verdicts,

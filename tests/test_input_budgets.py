@@ -11,7 +11,6 @@ import pytest
 
 from forensics.inputs.allure import read_allure
 from forensics.inputs.archive import DirectoryArchive
-from forensics.inputs.values import MAX_EPOCH_MS, BadValueError, clean_text, epoch_milliseconds, text_of
 from forensics.render import RENDERERS
 from forensics.report.build import analyze
 from forensics.rules.backtracking import backtracking_repeats
@@ -19,6 +18,7 @@ from forensics.rules.expressions import MAX_NODES, Expression
 from forensics.rules.model import RuleSet
 from forensics.rules.template import Template, format_value
 from forensics.usecases.lint import lint
+from forensics.values import MAX_EPOCH_MS, BadValueError, clean_text, epoch_milliseconds, text_of
 from tests.support.rulebook import rule_toml
 
 HOSTILE = Path(__file__).resolve().parent / "hostile" / "results"

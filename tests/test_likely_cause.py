@@ -9,13 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from forensics.engine.likely import (
-    LikelyReason,
-    decoded_lines,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
-from forensics.model import LIKELY_CAUSE_LABEL
+from forensics.engine.likely import pick_likely_cause
+from forensics.engine.likely_reader import decoded_lines, pick_likely_cause_in_blocks
+from forensics.model import LIKELY_CAUSE_LABEL, LikelyReason
 from forensics.render.github import render_github
 from forensics.render.json_report import render_json
 from forensics.render.markdown import render_markdown
@@ -185,6 +181,16 @@ def test_every_format_shows_it_and_it_never_explains(tmp_path: Path) -> None:
     assert test["likely_cause"]["reason"] == LikelyReason.EXCEPTION.value
     assert test["likely_cause"]["evidence"]["text"] == "KeyError: 'blocks.0.attn.qkv.weight'"
     assert report_from_dict(document).verdicts[1].likely_cause == unexplained.likely_cause
+    saved = report_from_dict(document)
+    assert {group.kind: group.category for group in saved.groups} == {
+        "cause": "infrastructure",
+        "unexplained": None,
+    }
+    test["likely_cause"]["reason"] = "a reason a later version words"  # not one this version knows
+    for group in document["groups"]:
+        group["category"] = "quantum"
+    newer = report_from_dict(document)
+    assert newer.verdicts[1].likely_cause is None and {g.category for g in newer.groups} == {None}
 
     for rendered in (render_markdown(report), render_github(report)):
         assert "KeyError: 'blocks.0.attn.qkv.weight'" in rendered

@@ -56,6 +56,7 @@ PUBLIC = [
     "Problem",
     "RateLimitedError",
     "RecordResult",
+    "Redactor",
     "Report",
     "ResultsError",
     "Rule",
@@ -87,6 +88,7 @@ PUBLIC = [
     "load_rules",
     "open_store",
     "record_report",
+    "redact_report",
     "render_report",
     "write_dashboard",
 ]

@@ -31,7 +31,7 @@ from forensics.services.reachability import CIRCUIT_THRESHOLD, Origin, connectio
 from forensics.sinks.linear import LinearCommentSink
 from tests.fakes.server import FakeServer, Reply, Request, running
 from tests.fakes.unreachable import blackhole_url, refused_url, silent_host
-from tests.test_annotate import sample_report, with_run
+from tests.support.nightly_report import sample_report, with_run
 
 TICKETS = tuple(f"OPS-{number}" for number in range(1, 21))
 TOKEN = "ghp_ReachabilityTestToken0123456789abcdef"

@@ -19,15 +19,15 @@ import regex
 from forensics.annotate.document import Block, Paragraph, adf_document, code, plain, to_adf, to_markdown
 from forensics.annotate.sections import CauseStatistics, Cleaner, CommentSections, History, group_key
 from forensics.annotate.targets import LinkedTarget
-from forensics.model import Report, Verdict
+from forensics.model import Report, TicketSystem, Verdict
 from forensics.report.redact import Redactor
-from forensics.sinks.base import CommentBody, Marker
+from forensics.sinks.base import BodyFormat, CommentBody, Marker
 
-BODY_LIMITS = {"github": 65_536, "linear": 50_000, "jira": 32_767}
+BODY_LIMITS: dict[TicketSystem, int] = {"github": 65_536, "linear": 50_000, "jira": 32_767}
 """Characters per comment: GitHub's documented cap; Linear publishes none (50,000 keeps comments
 readable); Jira's text-field limit, counted on the ADF JSON."""
-BODY_FORMATS = {"github": "markdown", "linear": "markdown", "jira": "adf"}
-SERVICE_NAMES = {"github": "GitHub", "linear": "Linear", "jira": "Jira"}
+BODY_FORMATS: dict[TicketSystem, BodyFormat] = {"github": "markdown", "linear": "markdown", "jira": "adf"}
+SERVICE_NAMES: dict[TicketSystem, str] = {"github": "GitHub", "linear": "Linear", "jira": "Jira"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +109,7 @@ def _digest(content: str) -> str:
     return hashlib.sha256(content.encode()).hexdigest()[:16]
 
 
-def _render(blocks: list[Block], system: str, key: str, redactor: Redactor) -> CommentBody:
+def _render(blocks: list[Block], system: TicketSystem, key: str, redactor: Redactor) -> CommentBody:
     if BODY_FORMATS[system] == "markdown":
         content = to_markdown(blocks)
         marker = Marker(key, _digest(content))

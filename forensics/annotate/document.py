@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 import regex
@@ -18,12 +18,15 @@ _BACKTICKS = regex.compile(r"`+")
 _MARKDOWN_SPECIAL = regex.compile(r"([\\`*_\[\]<>#|~&!])")
 
 
+SpanStyle = Literal["plain", "strong", "code", "link"]
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """A run of inline text: plain, strong, code, or a link."""
 
     text: str
-    style: str = "plain"  # "plain", "strong", "code" or "link"
+    style: SpanStyle = "plain"
     href: str = ""
 
 

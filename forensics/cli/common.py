@@ -10,20 +10,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-import regex
-from rich.cells import cell_len
-from rich.console import Console, RenderableType
-from rich.console import Group as RichGroup
-from rich.measure import Measurement
-from rich.rule import Rule
-from rich.text import Text
 
 from forensics.engine.scanner import ScanLimits
 from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Report
 from forensics.render import RENDERERS
 from forensics.render.common import plural
@@ -34,11 +28,14 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.usecases.exit_code import ExitCode, exit_code
 
+if TYPE_CHECKING:  # rich is imported where a report is printed: `--format json --output F` never loads it
+    from rich.console import Console, RenderableType
+
 EXIT_ERROR = ExitCode.ERROR
 EXIT_FAIL_ON = ExitCode.CHECK_FAILED
 EXIT_NOTHING_READ = ExitCode.NOTHING_READ  # inputs were given, but not one test could be read
 FAIL_ON_CHOICES = ("unexplained", "failures", "problems")
-_SIZE = regex.compile(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
+_SIZE = LazyRegex(r"(?i)\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*")
 _F = TypeVar("_F", bound=Callable[..., Any])
 MINIMUM_WIDTH = 80
 _UNWRAPPED = 100_000  # "no limit" for measuring: a rich Console needs some width
@@ -73,6 +70,8 @@ def translate_errors(command: _F) -> _F:
 
 def show_error(err: ForensicsError) -> None:
     """`Error: …` and `Hint: …` on stderr."""
+    from rich.console import Console
+
     console = Console(stderr=True, highlight=False)
     redactor = Redactor.from_environment(os.environ)  # a message may quote a URL, a header or a log line
     console.out(f"Error: {redactor.text(err.message)}", highlight=False)
@@ -143,6 +142,8 @@ def nothing_read(report: Report) -> bool:
 
 def say_nothing_read(report: Report) -> None:
     """`Error: no test could be read …` naming the first problems, on stderr."""
+    from rich.console import Console
+
     console = Console(stderr=True, highlight=False)
     labels = ", ".join(f"'{item.label}'" for item in report.inputs[:5])
     more = f" and {len(report.inputs) - 5} more" if len(report.inputs) > 5 else ""
@@ -253,6 +254,8 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
     """Render the report in one format to a file or stdout, redacted once more (a saved report may be older)."""
     rendered = RENDERERS[output_format](redact_report(report, Redactor.from_environment(os.environ)))
     if output is None:
+        from rich.console import Console
+
         try:
             console = Console(highlight=False)
             if isinstance(rendered, str):
@@ -270,6 +273,8 @@ def emit(report: Report, output_format: str, output: Path | None) -> None:
             ) from err
         return
     if not isinstance(rendered, str):
+        from rich.console import Console
+
         buffer = io.StringIO()
         print_renderable(rendered, console=Console(file=buffer, no_color=True, highlight=False), minimum=120)
         rendered = defuse_workflow_commands(buffer.getvalue())
@@ -284,6 +289,9 @@ def print_renderable(
     A CI log is not a terminal: wrapped at 80 columns, log lines, links and box titles break. There each
     part (a box, a line) is printed as wide as its own longest line, never narrower than `minimum`.
     """
+    from rich.console import Console
+    from rich.console import Group as RichGroup
+
     console = console or Console(highlight=False)
     if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
         console.print(renderable)
@@ -295,6 +303,11 @@ def print_renderable(
 
 def natural_width(console: Console, renderable: RenderableType, *, minimum: int = MINIMUM_WIDTH) -> int:
     """The width at which none of the renderable's lines wraps (a rule: its title's)."""
+    from rich.cells import cell_len
+    from rich.measure import Measurement
+    from rich.rule import Rule
+    from rich.text import Text
+
     if isinstance(renderable, Rule):
         title = renderable.title
         return max(minimum, (title.cell_len if isinstance(title, Text) else cell_len(title)) + 8)

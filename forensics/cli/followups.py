@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from forensics.cli.common import ReportSettings, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
@@ -76,6 +75,8 @@ def show_follow_up(done: FollowUp, *, annotate_output: Path | None = None) -> No
 
 
 def _show_recorded(recorded: Recorded) -> None:
+    from rich.console import Console  # only after --record: a plain analyze never loads the terminal library
+
     console = Console(stderr=True, highlight=False)
     result, where = recorded.result, recorded.location
     if result.tests:

@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-import platformdirs
-from rich.console import Console
 
 from forensics.cli.common import option_group
 from forensics.model import Report
@@ -28,6 +26,8 @@ STORE_VARIABLE = "CI_FORENSICS_STORE"
 
 def default_store_dir() -> Path:
     """Where the history store lives when neither --store nor CI_FORENSICS_STORE says."""
+    import platformdirs  # only when a store is opened
+
     return Path(platformdirs.user_data_dir("ci-forensics"))
 
 
@@ -81,6 +81,8 @@ store_options = option_group(
 
 def warn_skipped_rows(store: Store) -> None:
     """`Warning: …` on stderr for rows of an older store that every answer leaves out (a time no date holds)."""
+    from rich.console import Console
+
     from forensics.store.queries import skipped_rows
 
     console = Console(stderr=True, highlight=False)

@@ -5,31 +5,28 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-import regex
-
 from forensics.engine.normalize import normalize_line
 from forensics.engine.verdict_inputs import ScannedLog
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Evidence, Fingerprint, TestCase
 
 # Order matters: whole tokens (UUIDs, URLs, paths) go before the numbers inside them.
-_MASKS: tuple[tuple[regex.Pattern[str], str], ...] = (
+_MASKS: tuple[tuple[LazyRegex, str], ...] = (
     (
-        regex.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
+        LazyRegex(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"),
         "<uuid>",
     ),
-    (regex.compile(r"\b[a-zA-Z][\w+.-]*://[^\s'\"<>)\]]+"), "<url>"),
-    (regex.compile(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.@+~-]+){2,}[/\\]?"), "<path>"),
-    (regex.compile(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"), "<ip>"),
-    (regex.compile(r"\b(localhost|[A-Za-z][\w-]*):\d{2,5}\b"), r"\1:<port>"),
-    (regex.compile(r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "<hex>"),
+    (LazyRegex(r"\b[a-zA-Z][\w+.-]*://[^\s'\"<>)\]]+"), "<url>"),
+    (LazyRegex(r"(?<![\w.])(?:[A-Za-z]:)?(?:[/\\][\w.@+~-]+){2,}[/\\]?"), "<path>"),
+    (LazyRegex(r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?\b"), "<ip>"),
+    (LazyRegex(r"\b(localhost|[A-Za-z][\w-]*):\d{2,5}\b"), r"\1:<port>"),
+    (LazyRegex(r"\b0x[0-9a-fA-F]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "<hex>"),
     (
-        regex.compile(
-            r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds|min|mins|minutes|h|hours)\b"
-        ),
+        LazyRegex(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds|min|mins|minutes|h|hours)\b"),
         "<duration>",
     ),
-    (regex.compile(r"(?<![A-Za-z<])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "<num>"),
-    (regex.compile(r"\s+"), " "),
+    (LazyRegex(r"(?<![A-Za-z<])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"), "<num>"),
+    (LazyRegex(r"\s+"), " "),
 )
 NO_ERROR_TEXT = "no error text found"
 

@@ -7,41 +7,26 @@ rule names, `RayTaskError(…)`, "see root cause above") only count when nothing
 followed per process tag, since multi-process logs interleave them. It never explains a failure: it is a
 pointer, kept apart from root causes (docs/likely-cause.md lists every refinement).
 
-`pick_likely_cause_in_blocks` is how logs are read: RE2 finds the lines that can matter and only those reach
-the picker; `pick_likely_cause` feeds every line and is the reference a test holds the fast reader to.
+This module is the picker: `LikelyCausePicker` takes lines in order, `pick_likely_cause` feeds it every line
+and is the reference a test holds the fast reader to. How a log is read (`pick_likely_cause_in_blocks`: RE2
+finds the lines that can matter and only those reach the picker) is engine/likely_reader.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
 
 import regex
 
-from forensics.engine.lazy_regex import LazyRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
-from forensics.model import ExcerptLine
+from forensics.lazy_regex import LazyRegex
+from forensics.model import ExcerptLine, LikelyReason
 
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
 TRACEBACK_SPAN = 400  # lines a traceback may take before it is given up as cut
-
-
-class LikelyReason(StrEnum):
-    """Why the picker chose a line."""
-
-    EXCEPTION = "deepest exception of the first fatal traceback"
-    EXCEPTION_LINE = "first exception line"
-    CPP_EXCEPTION = "uncaught C++ exception"
-    PANIC = "panic"
-    FATAL_PYTHON = "fatal Python error"
-    SIGNAL = "fatal signal"
-    ERROR_LINE = "first error line"
-    FAILURE_LINE = "first line that reports a failure"
-    WRAPPER = "wrapper error (nothing deeper in the log)"
 
 
 FATAL_REASONS = frozenset(
@@ -436,24 +421,21 @@ def _exception_name(message: str) -> str:
     return match["name"].split("(", 1)[0].rsplit(".", 1)[-1]
 
 
-# Headers the shared normaliser leaves on, each with the level it shows (None: a level not to trust):
-# vLLM <0.7 (`ERROR 12-05 20:24:46 engine.py:366] `), a cut vLLM header (`[core.py:515] `), FastChat
-# (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 (`E0205 09:51:38.047 18628 file.py:810] `,
-# `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `, `[E socket.cpp:793] `), TensorRT's `[E] `, pip's
-# `ERROR: `, a Buildkite page copy (`| `), Google Cloud Logging (`INFO 2025-11-19T20:16:36Z [resource…] `).
+# Headers the shared normaliser (engine/normalize.py) leaves on, each with the level it shows: vLLM <0.7
+# (`ERROR 12-05 20:24:46 engine.py:366] `), a cut vLLM header (`[core.py:515] `), FastChat
+# (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 error lines, whose `E` the normaliser leaves for
+# the picker (`E0205 09:51:38.047 18628 file.py:810] `, `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `,
+# `[E socket.cpp:793] `, `[E]` with no space after), docker compose (`service  | `), Ray's Python and C++ logs.
+# The normaliser strips the rest (TensorRT, pip's `ERROR: `, `| `, Google Cloud Logging) before and after each.
 _MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
-    r"|\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*"
-    r"|(?P<word>ERROR|FATAL|WARNING|INFO):\s+"
-    r"|\|\s+"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
-    r"|(?:INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+(?:\[resource\.[^\]]*\]\s*)?"
 )
 _LEVELS = {
     "ERROR": Level.ERROR,
@@ -491,7 +473,6 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["fastchat"]
             or match["glog"]
             or match["glog_short"]
-            or match["word"]
             or match["ray"]
             or match["ray_cpp"]
         )
@@ -522,133 +503,3 @@ def pick_likely_cause(
         if picker.done:
             break
     return picker.result()
-
-
-# Every line the picker can act on holds one of these (a superset: matched without case); a line without
-# any is only context, so a log is read at RE2's speed and Python sees a few lines per MiB.
-_CANDIDATE_KEYWORDS = (
-    rb"traceback|error|exception|panic|fatal|critical|kill|segmentation|core dumped|abort|terminat|signal"
-    rb"|\bsig[a-z]{3,4}\b|exit code|exitcode|exit status|oom|out of memory|interrupt|what\(\)|raise |file \""
-    rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
-    rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
-    rb"|outofresources|node down|^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
-)
-_candidates: Any = None
-
-
-def _candidate_pattern() -> Any:
-    """The keyword pattern over bytes: RE2 where installed (the pre-filter's engine), else `re`."""
-    global _candidates  # noqa: PLW0603  # compiled once, on first use: importing compiles nothing
-    if _candidates is None:
-        pattern = b"(?im)" + _CANDIDATE_KEYWORDS
-        try:
-            import re2  # type: ignore[import-untyped]
-
-            _candidates = re2.compile(pattern)
-        except ImportError:
-            import re
-
-            _candidates = re.compile(pattern)
-    return _candidates
-
-
-def pick_likely_cause_in_blocks(
-    blocks: Iterable[bytes],
-    *,
-    is_wrapper: Callable[[str], bool] = lambda _text: False,
-    max_line: int = 1024 * 1024,
-) -> LikelyLine | None:
-    """`pick_likely_cause` over a byte stream read in blocks, feeding the picker only the lines that can
-    matter (and the lines a chosen one needs after it); the same answer, at a fraction of the cost."""
-    picker = LikelyCausePicker(is_wrapper=is_wrapper)
-    pattern = _candidate_pattern()
-    number = 1  # the number of the first line of the data not fed yet
-    pending = b""
-    above = b""  # the last lines of the data already fed: the excerpt of a line that starts a block
-    for block in blocks:
-        data = pending + block if pending else block
-        cut = data.rfind(b"\n")
-        if cut < 0:
-            pending = data if len(data) <= max_line else data[:max_line]  # one giant line: keep its head
-            continue
-        number = _feed_block(picker, data[: cut + 1], number, pattern, max_line, above)
-        above = _last_lines(above + data[: cut + 1])
-        pending = data[cut + 1 :]
-        if picker.done:
-            return picker.result()
-    if pending:
-        _feed_block(picker, pending + b"\n", number, pattern, max_line, above)
-    return picker.result()
-
-
-def _last_lines(data: bytes) -> bytes:
-    """The last EXCERPT_BEFORE whole lines of data that ends with a line break."""
-    cursor = len(data) - 1
-    for _ in range(EXCERPT_BEFORE):
-        cursor = data.rfind(b"\n", 0, cursor)
-        if cursor < 0:
-            return data[-EXCERPT_TEXT_LIMIT * 8 * EXCERPT_BEFORE :]
-    return data[cursor + 1 :]
-
-
-def _feed_block(
-    picker: LikelyCausePicker, block: bytes, number: int, pattern: Any, max_line: int, above: bytes = b""
-) -> int:
-    """Feed the candidate lines of a block of whole lines; the number of the line after the block."""
-    position = 0
-    counted_to = 0
-    size = len(block)
-    while position < size and not picker.done:
-        if picker.collecting:
-            start = position
-            before = None
-        else:
-            match = pattern.search(block, position)
-            if match is None:
-                break
-            start = block.rfind(b"\n", 0, match.start()) + 1
-            before = _lines_before(above + block[:start], number + block.count(b"\n", counted_to, start))
-        end = block.find(b"\n", start)
-        number += block.count(b"\n", counted_to, start)
-        counted_to = start
-        picker.feed(
-            number, block[start : min(end, start + max_line)].decode("utf-8", "replace"), before=before
-        )
-        position = end + 1
-    return number + block.count(b"\n", counted_to)
-
-
-def _lines_before(data: bytes, number: int) -> list[ExcerptLine]:
-    """Up to EXCERPT_BEFORE lines at the end of `data` (which ends where line `number` starts)."""
-    lines: list[ExcerptLine] = []
-    cursor = len(data)
-    block = data
-    while cursor > 0 and len(lines) < EXCERPT_BEFORE:
-        previous = block.rfind(b"\n", 0, cursor - 1) + 1
-        raw = block[previous : cursor - 1][: EXCERPT_TEXT_LIMIT * 8].decode("utf-8", "replace")
-        lines.append(ExcerptLine(number - len(lines) - 1, kept_text(visible_line(raw), EXCERPT_TEXT_LIMIT)))
-        cursor = previous
-    return lines[::-1]
-
-
-def decoded_lines(blocks: Iterable[bytes], *, max_line: int = 1024 * 1024) -> Iterator[str]:
-    """Lines of a byte stream read in blocks, decoded leniently; a giant line is cut at `max_line`."""
-    pending = b""
-    skipping = False  # the rest of a giant line already yielded: one line, as the scanner counts it
-    for block in blocks:
-        data = pending + block if pending else block
-        if skipping:
-            cut = data.find(b"\n")
-            if cut < 0:
-                pending = b""
-                continue
-            data, skipping = data[cut + 1 :], False
-        parts = data.split(b"\n")
-        pending = parts.pop()
-        for part in parts:
-            yield part[:max_line].decode("utf-8", "replace")
-        if len(pending) > max_line:
-            yield pending[:max_line].decode("utf-8", "replace")
-            pending, skipping = b"", True
-    if pending:
-        yield pending.decode("utf-8", "replace")

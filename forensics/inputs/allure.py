@@ -16,12 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-import regex
-
 from forensics.inputs.archive import Archive, parent_dir
 from forensics.inputs.tickets import merge_tickets, tickets_from_links, tickets_in_text
-from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, epoch_milliseconds, text_of
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Link, LogRef, Problem, Status, TestCase, Ticket
+from forensics.values import MAX_TEXT_CHARS, BadValueError, epoch_milliseconds, text_of
 
 DEFAULT_LOG_ATTACHMENTS: tuple[str, ...] = ("bash.log.txt", "*.log.txt", "*.log", "stdout", "stderr", "log")
 MAX_JSON_BYTES = 16 * 1024 * 1024  # one result or container file; real ones are kilobytes
@@ -30,7 +29,7 @@ MAX_TOTAL_JSON_VALUES = 4_000_000  # in all files of one input (a 10,000-test ni
 MAX_ITEMS = 10_000  # labels, links, parameters, attachments or steps kept from one list
 MAX_STEP_DEPTH = 64
 # allure2 >= 2.38 accepts only plain file names as attachment sources; so do we.
-_SAFE_SOURCE = regex.compile(r"[A-Za-z0-9._-]{1,255}")
+_SAFE_SOURCE = LazyRegex(r"[A-Za-z0-9._-]{1,255}")
 _RESULT_SUFFIX = "-result.json"
 _CONTAINER_SUFFIX = "-container.json"
 MESSAGE_RANK = 1_000_000
@@ -487,7 +486,7 @@ def _dicts(value: object) -> list[dict[str, Any]]:
 
 
 def _text(value: object) -> str:
-    """A name-like field as clean, bounded text (see inputs/values.py)."""
+    """A name-like field as clean, bounded text (see values.py)."""
     return text_of(value)
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from forensics.errors import ResultsError
-from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
 from forensics.model import InputKind, Problem
+from forensics.values import MAX_TEXT_CHARS, clean_text
 
 
 class Archive(Protocol):

@@ -20,8 +20,8 @@ from forensics.inputs.archive import (
     file_kind,
     open_regular,
 )
-from forensics.inputs.values import MAX_TEXT_CHARS, clean_text
 from forensics.model import InputKind, Problem
+from forensics.values import MAX_TEXT_CHARS, clean_text
 
 STDIN = "-"
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

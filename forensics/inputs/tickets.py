@@ -6,16 +6,17 @@ from collections.abc import Iterable
 
 import regex
 
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Link, Ticket, TicketOrigin
 
-_LINEAR_URL = regex.compile(r"https?://linear\.app/[\w-]+/issue/(?P<key>[A-Za-z][A-Za-z0-9]{0,9}-\d{1,7})\b")
-_JIRA_URL = regex.compile(r"https?://[\w.-]+(?::\d+)?/browse/(?P<key>[A-Z][A-Z0-9_]{0,9}-\d{1,7})\b")
-_GITHUB_URL = regex.compile(
+_LINEAR_URL = LazyRegex(r"https?://linear\.app/[\w-]+/issue/(?P<key>[A-Za-z][A-Za-z0-9]{0,9}-\d{1,7})\b")
+_JIRA_URL = LazyRegex(r"https?://[\w.-]+(?::\d+)?/browse/(?P<key>[A-Z][A-Z0-9_]{0,9}-\d{1,7})\b")
+_GITHUB_URL = LazyRegex(
     r"https?://(?:www\.)?github\.com/(?P<repo>[\w.-]+/[\w.-]+)/(?:issues|pull)/(?P<number>\d{1,7})\b"
 )
-_GITHUB_REPO_REF = regex.compile(r"(?<![\w/.-])(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)#(?P<number>\d{1,7})\b")
-_GITHUB_REF = regex.compile(r"(?<![\w&/#])#(?P<number>\d{1,7})\b")
-_KEY = regex.compile(r"(?<![\w/-])(?P<key>[A-Z][A-Z0-9]{1,9})-(?P<number>\d{1,7})\b")
+_GITHUB_REPO_REF = LazyRegex(r"(?<![\w/.-])(?P<repo>[A-Za-z0-9][\w.-]*/[\w.-]+)#(?P<number>\d{1,7})\b")
+_GITHUB_REF = LazyRegex(r"(?<![\w&/#])#(?P<number>\d{1,7})\b")
+_KEY = LazyRegex(r"(?<![\w/-])(?P<key>[A-Z][A-Z0-9]{1,9})-(?P<number>\d{1,7})\b")
 # Upper-case words followed by a number that are not ticket keys in the texts we read.
 _NOT_KEYS = frozenset(
     {

@@ -2,27 +2,50 @@
 
 from __future__ import annotations
 
+import importlib
 import io
-from collections.abc import Callable
-
-from rich.console import Console, RenderableType
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, TypeAlias
 
 from forensics.model import Report
-from forensics.render.github import render_github
-from forensics.render.json_report import render_json
-from forensics.render.markdown import render_markdown
-from forensics.render.text import render_text
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 __all__ = ["RENDERERS", "Renderer", "render_report"]
 
-Renderer = Callable[[Report], str | RenderableType]
+Renderer: TypeAlias = "Callable[[Report], str | RenderableType]"
 
-RENDERERS: dict[str, Renderer] = {
-    "text": render_text,
-    "json": render_json,
-    "markdown": render_markdown,
-    "github": render_github,
-}
+
+class _Renderers(Mapping[str, Renderer]):
+    """Format name → renderer, each module imported when its format is first asked for: writing JSON never
+    loads the terminal library, and the CLI lists the formats without importing any of them."""
+
+    def __init__(self, targets: Mapping[str, str]) -> None:
+        self._targets = dict(targets)  # format name → "module:function"
+        self._loaded: dict[str, Renderer] = {}
+
+    def __getitem__(self, name: str) -> Renderer:
+        if name not in self._loaded:
+            module, function = self._targets[name].split(":")
+            self._loaded[name] = getattr(importlib.import_module(module), function)
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._targets)
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+
+RENDERERS: Mapping[str, Renderer] = _Renderers(
+    {
+        "text": "forensics.render.text:render_text",
+        "json": "forensics.render.json_report:render_json",
+        "markdown": "forensics.render.markdown:render_markdown",
+        "github": "forensics.render.github:render_github",
+    }
+)
 """Format name → renderer; the CLI's --format choices come from here."""
 
 
@@ -38,6 +61,8 @@ def render_report(report: Report, output_format: str = "text", *, width: int = 1
     rendered = renderer(report)
     if isinstance(rendered, str):
         return rendered
+    from rich.console import Console  # only the text format needs the terminal library
+
     buffer = io.StringIO()
     Console(file=buffer, width=width, no_color=True, highlight=False).print(rendered)
     return buffer.getvalue()

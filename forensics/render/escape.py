@@ -7,10 +7,10 @@ is recognised anywhere in a line. A log excerpt or a test name in a Markdown rep
 
 from __future__ import annotations
 
-import regex
+from forensics.lazy_regex import LazyRegex
 
-_LINE_START_COMMAND = regex.compile(r"(?m)^([ \t]*)(?=::)")
-_LEGACY_COMMAND = regex.compile(r"##\[")
+_LINE_START_COMMAND = LazyRegex(r"(?m)^([ \t]*)(?=::)")
+_LEGACY_COMMAND = LazyRegex(r"##\[")
 
 
 def defuse_workflow_commands(text: str) -> str:

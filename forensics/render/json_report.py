@@ -73,7 +73,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
                 "kind": group.kind,
                 "key": group.key,
                 "title": group.title,
-                "category": group.category or None,
+                "category": group.category.value if group.category else None,
                 "count": len(group.test_uuids),
                 "tests": list(group.test_uuids),
             }
@@ -173,7 +173,7 @@ def _fingerprint(fingerprint: Fingerprint) -> dict[str, Any]:
 
 
 def _likely_cause(likely: LikelyCause) -> dict[str, Any]:
-    return {"reason": likely.reason, "evidence": _evidence(likely.evidence)}
+    return {"reason": likely.reason.value, "evidence": _evidence(likely.evidence)}
 
 
 def _context(context: RunContext) -> dict[str, Any]:

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive, open_regular
 from forensics.inputs.discover import Input, LogInput, discover, printable_path
-from forensics.inputs.values import clean_text
 from forensics.model import EnvironmentFacts, InputInfo, Problem, Report, Verdict
 from forensics.paths import PathArgument, path_strings
 from forensics.report.evidence import observe
@@ -19,7 +19,10 @@ from forensics.report.identity import input_identity
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
-from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
+from forensics.values import clean_text
+
+if TYPE_CHECKING:  # the download side: a local analyze never loads it
+    from forensics.sources.base import ArtifactSource, DownloadProgress, FetchedFile, FetchResult
 
 __all__ = ["AnalyzeOptions", "analyze", "analyze_source", "open_inputs"]
 

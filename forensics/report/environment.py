@@ -14,8 +14,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable
 
-import regex
-
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Dimension, EnvironmentFacts, Value
 
 GPU_MODEL = Dimension.GPU_MODEL.value
@@ -23,20 +22,20 @@ GPU_MEMORY = Dimension.GPU_MEMORY.value
 
 Fact = tuple[str, str]
 
-_MODEL = regex.compile(
+_MODEL = LazyRegex(
     r"\b(?P<model>NVIDIA (?:GeForce )?(?:RTX )?[A-Z]{1,2}\d{1,4}[A-Za-z]{0,3}(?: Ada)?)\b"
     r"|\b(?P<model>Tesla [A-Z]\d{1,4}[A-Za-z]?)\b"
     r"|\b(?P<model>AMD Instinct MI\d{3}[A-Z]?)\b"
 )
-_MEMORY_MIB = regex.compile(
+_MEMORY_MIB = LazyRegex(
     r"\d+\s?MiB\s*/\s*(?P<mib>\d{4,7})\s?MiB"  # nvidia-smi's table: used / total
     r"|\bNVIDIA [^,\n]{2,40},\s*(?P<mib>\d{4,7})\s?MiB"  # nvidia-smi --query-gpu=name,memory.total
 )
-_MEMORY_GIB = regex.compile(
+_MEMORY_GIB = LazyRegex(
     r"total capac(?:i)?ty of (?P<gib>\d+(?:\.\d+)?) GiB"  # torch.OutOfMemoryError
     r"|Free memory on device[^(\n]{0,40}\(\d+(?:\.\d+)?/(?P<gib>\d+(?:\.\d+)?) GiB\)"  # vLLM's startup check
 )
-_QUANTITY = regex.compile(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B)")
+_QUANTITY = LazyRegex(r"(?P<number>\d+(?:\.\d+)?)\s*(?P<unit>[KMGT]i?B)")
 _UNIT_GIB = {
     "KB": 2**-20,
     "KiB": 2**-20,

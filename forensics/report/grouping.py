@@ -23,7 +23,7 @@ def group_verdicts(verdicts: Sequence[Verdict]) -> tuple[Group, ...]:
             kind="cause",
             key=rule_id,
             title=members[0].root_cause.title if members[0].root_cause else rule_id,
-            category=members[0].root_cause.category.value if members[0].root_cause else "",
+            category=members[0].root_cause.category if members[0].root_cause else None,
             test_uuids=tuple(v.test.uuid for v in members),
         )
         for rule_id, members in causes.items()
@@ -33,7 +33,7 @@ def group_verdicts(verdicts: Sequence[Verdict]) -> tuple[Group, ...]:
             kind="unexplained",
             key=key,
             title=members[0].fingerprint.masked if members[0].fingerprint else key,
-            category="",
+            category=None,
             test_uuids=tuple(v.test.uuid for v in members),
         )
         for key, members in unexplained.items()

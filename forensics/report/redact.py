@@ -4,9 +4,10 @@ Logs print tokens more often than anyone likes (`HF_TOKEN=hf_…` in an env dump
 `Authorization:` header in a debug line), and test names, parameters and step names carry them too. Reports go
 to job summaries, dashboards, stores and tickets, so `redact_report` passes every string field of the model
 through the redactor when the report is built (fingerprints are computed again from the redacted line, and
-text is cut to its shown length only after redacting); renderers, the store, the dashboard and ticket
-comments run it (or `Redactor.text`) once more on what they are given, which costs little and covers
-reports saved by older versions. The shapes themselves are one table: `secret_shapes.SHAPES`.
+text is cut to its shown length only after redacting); renderers, the dashboard and ticket comments run it
+(or `Redactor.text`) once more on what they are given, which costs little and covers reports saved by older
+versions. The store never redacts: it records only a report marked `redacted` here, and the follow-up
+redacts again with the run's secrets before recording. The shapes themselves are one table: `secret_shapes.SHAPES`.
 """
 
 from __future__ import annotations
@@ -21,20 +22,24 @@ import regex
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
-from forensics.model import Evidence, EvidenceWindow, ExcerptLine, Fingerprint, Problem, Report, TestCase
+from forensics.lazy_regex import LazyRegex
+from forensics.model import (
+    REDACTED,
+    Evidence,
+    EvidenceWindow,
+    ExcerptLine,
+    Fingerprint,
+    Problem,
+    Report,
+    TestCase,
+)
 from forensics.report.evidence import trim_window
 from forensics.report.grouping import group_verdicts
-from forensics.report.secret_shapes import (
-    PEM_BLOCK_END,
-    PEM_BLOCK_START,
-    PEM_BODY_LINE,
-    REDACTED,
-    SHAPES,
-)
+from forensics.report.secret_shapes import PEM_BLOCK_END, PEM_BLOCK_START, PEM_BODY_LINE, SHAPES
 
 __all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report"]
 
-_SECRET_NAME = regex.compile(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
+_SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
@@ -124,7 +129,8 @@ def _first_end(lines: Sequence[str]) -> int:
 def redact_report(report: Report, redactor: Redactor) -> Report:
     """The same report with every string redacted and cut to its shown length, fingerprints and groups anew.
 
-    Idempotent: a redacted report comes back equal, so every output path may run it again.
+    Idempotent: a redacted report comes back equal, so every output path may run it again. The result is
+    marked `redacted`, the mark the store asks for.
     """
     verdicts = tuple(redact_model(verdict, redactor) for verdict in report.verdicts)
     return replace(
@@ -134,6 +140,7 @@ def redact_report(report: Report, redactor: Redactor) -> Report:
         groups=group_verdicts(verdicts),
         problems=redact_model(report.problems, redactor),
         context=redact_model(report.context, redactor),
+        redacted=True,
     )
 
 

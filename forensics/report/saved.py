@@ -15,7 +15,6 @@ from typing import Any
 
 from forensics.errors import ResultsError
 from forensics.inputs.archive import open_regular
-from forensics.inputs.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 from forensics.model import (
     Category,
     EnvironmentFacts,
@@ -28,6 +27,7 @@ from forensics.model import (
     InputInfo,
     JobContext,
     LikelyCause,
+    LikelyReason,
     Link,
     LogRef,
     Problem,
@@ -40,6 +40,7 @@ from forensics.model import (
     Verdict,
 )
 from forensics.report.evidence import MAX_WINDOW_BYTES
+from forensics.values import MAX_TEXT_CHARS, BadValueError, count_of, epoch_milliseconds, text_of
 
 _HINT = "pass a file written by `ci-forensics analyze --format json` (or `fetch --format json`)"
 MAX_REPORT_BYTES = 512 * 1024 * 1024
@@ -63,6 +64,16 @@ def load_saved_report(path: str | os.PathLike[str], *, max_bytes: int = MAX_REPO
     if not isinstance(document, dict) or not str(document.get("schema_version", "")).startswith("1."):
         raise ResultsError(f"'{path}' is not a ci-forensics JSON report (schema 1.x)", hint=_HINT)
     return document
+
+
+def saved_report_at(path: str) -> dict[str, Any] | None:
+    """The saved JSON report at `path`, or None when it is not one (then it is read as results or a log)."""
+    if not path.endswith(".json") or not Path(path).is_file():
+        return None
+    try:
+        return load_saved_report(Path(path))
+    except ResultsError:
+        return None
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
@@ -115,7 +126,7 @@ def report_from_dict(document: dict[str, Any]) -> Report:
                 kind=group["kind"],
                 key=group["key"],
                 title=group["title"],
-                category=group.get("category") or "",
+                category=_group_category(group.get("category")),
                 test_uuids=tuple(uuid for uuid in group["tests"] if uuid in known),
             )
             for group in document.get("groups", [])
@@ -229,9 +240,14 @@ def _window(data: Any) -> EvidenceWindow | None:
 
 def _likely_cause(data: Any) -> LikelyCause | None:
     """The likely cause of an unexplained test (schema 1.2); None in older reports."""
-    if not isinstance(data, dict) or not isinstance(data.get("evidence"), dict):
-        return None
-    return LikelyCause(reason=str(data.get("reason", "")), evidence=_evidence(data["evidence"]))
+    known = {reason.value for reason in LikelyReason}
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("evidence"), dict)
+        or data.get("reason") not in known
+    ):
+        return None  # a reason this version does not word: the pointer is not shown rather than misnamed
+    return LikelyCause(reason=LikelyReason(data["reason"]), evidence=_evidence(data["evidence"]))
 
 
 def _list(value: object) -> list[Any]:
@@ -297,3 +313,9 @@ def _problem(data: dict[str, Any]) -> Problem:
         severity=data.get("severity", "warning"),
         test=data.get("test") or "",
     )
+
+
+def _group_category(value: object) -> Category | None:
+    """A group's category as saved (null for an unexplained group); one this version does not know is none."""
+    known = {category.value for category in Category}
+    return Category(value) if isinstance(value, str) and value in known else None

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import regex
+from forensics.lazy_regex import LazyRegex
 
-REDACTED = "[REDACTED]"
 _NOT_REDACTED = r"(?!\[REDACTED\])"
 
 
@@ -22,7 +21,7 @@ class SecretShape:
     """One kind of secret: how it looks, when to look, and a line as a log would print it."""
 
     name: str
-    pattern: regex.Pattern[str]
+    pattern: LazyRegex  # compiled the first time a text holds one of the hints
     hints: tuple[str, ...]  # lower-case; the pattern only runs on text holding one of them
     example: str  # a log line holding `secret`, in the format the issuer really uses
     secret: str  # the part of `example` that must never survive
@@ -33,7 +32,7 @@ class SecretShape:
 
 
 def _shape(name: str, pattern: str, hints: tuple[str, ...], example: str, secret: str) -> SecretShape:
-    return SecretShape(name, regex.compile(pattern), hints, example, secret)
+    return SecretShape(name, LazyRegex(pattern), hints, example, secret)
 
 
 # The example values are made up but keep each issuer's real prefix, alphabet and length.
@@ -215,9 +214,9 @@ SHAPES: tuple[SecretShape, ...] = (
 )
 """Every secret shape, in the order they are applied (a shape that needs another's context goes first)."""
 
-PEM_BLOCK_START = regex.compile(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY-----")
-PEM_BLOCK_END = regex.compile(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY-----")
+PEM_BLOCK_START = LazyRegex(r"-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY-----")
+PEM_BLOCK_END = LazyRegex(r"-----END[A-Z0-9 ]{0,40} PRIVATE KEY-----")
 # A line of a PEM body on its own (an excerpt that starts inside a key): 64 base64 characters, mixed
-PEM_BODY_LINE = regex.compile(
+PEM_BODY_LINE = LazyRegex(
     r"^\s*(?=[A-Za-z0-9+/]{0,63}[A-Z])(?=[A-Za-z0-9+/]{0,63}[a-z])[A-Za-z0-9+/]{64}\s*$"
 )

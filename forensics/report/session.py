@@ -7,31 +7,24 @@ archive afresh and sends back only the small `LogScan`.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import posixpath
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
-from typing import Any, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from forensics.engine.likely import (
-    FATAL_REASONS,
-    LikelyLine,
-    LikelyReason,
-    pick_likely_cause,
-    pick_likely_cause_in_blocks,
-)
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MESSAGE_RANK, read_allure
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
-from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
+from forensics.model import LikelyCause, LikelyReason, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
+
+if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained
+    from forensics.engine.likely import LikelyLine
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
 _Result = TypeVar("_Result")
@@ -145,6 +138,8 @@ class InputSession:
     def _with_likely_cause(self, verdict: Verdict) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
+        from forensics.engine.likely import FATAL_REASONS
+
         chosen: tuple[LogRef, LikelyLine] | None = None
         for ref in sorted(_all_logs(verdict.test), key=lambda ref: ref.rank):
             picked = self._likely_line(ref)
@@ -161,12 +156,14 @@ class InputSession:
             return verdict
         ref, picked = chosen
         evidence = ScannedLog(ref, self.scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
-        return replace(verdict, likely_cause=LikelyCause(reason=picked.reason.value, evidence=evidence))
+        return replace(verdict, likely_cause=LikelyCause(reason=picked.reason, evidence=evidence))
 
     def _likely_line(self, ref: LogRef) -> LikelyLine | None:
         """Read a log again, only as far as its first fatal event (within the size limit); cached per log."""
         if ref.key in self.likely:
             return self.likely[ref.key]
+        from forensics.engine.likely import pick_likely_cause
+
         is_wrapper = self._wrapper_test()
         picked: LikelyLine | None = None
         if ref.inline_text is not None:
@@ -236,11 +233,16 @@ class InputSession:
     ) -> dict[tuple[str, str, str], _Result]:
         """`work` on each log in forked workers (biggest first); empty when forking does not pay or fails."""
         archive = self.item
-        if isinstance(archive, LogInput) or not _can_fork(self.options.jobs) or len(refs) < 2:
+        if isinstance(archive, LogInput) or self.options.jobs < 2 or len(refs) < 2:
             return {}
         sizes = {ref.key: _size(archive, ref.source) for ref in refs}
-        if sum(sizes.values()) < self.options.process_threshold:
+        if sum(sizes.values()) < self.options.process_threshold or not _can_fork(self.options.jobs):
             return {}
+        # imported only when forking pays: a small run never loads the process pool
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures.process import BrokenProcessPool
+
         ordered = sorted(refs, key=lambda ref: -sizes[ref.key])  # biggest first balances the workers
         _WORKER.clear()
         _WORKER.update(template=archive, compiled=self.compiled, limits=self.options.limits, **_WORKER_EXTRA)
@@ -321,6 +323,8 @@ def _read_likely(
     open_log: Callable[[], BinaryIO], limits: ScanLimits, is_wrapper: Callable[[str], bool]
 ) -> LikelyLine | None:
     """A log's likely cause, read within the size limit: in this process or a worker, the same reading."""
+    from forensics.engine.likely_reader import pick_likely_cause_in_blocks
+
     try:
         with open_log() as stream:
             return pick_likely_cause_in_blocks(
@@ -343,6 +347,8 @@ def _bounded_blocks(stream: BinaryIO, limits: ScanLimits) -> Iterator[bytes]:
 
 def _can_fork(jobs: int) -> bool:
     """Fork only with more than one job, where fork exists, and with no other thread alive to copy."""
+    import multiprocessing
+
     return jobs > 1 and "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -9,6 +10,7 @@ from typing import Any, TypeVar
 import regex
 
 from forensics.errors import RulesError
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.cache import PackCache, default_cache_dir, pack_key
@@ -16,7 +18,7 @@ from forensics.rules.expressions import Expression
 from forensics.rules.model import Example, Rule, RulePattern, RuleProblem, RuleSet
 from forensics.rules.template import Template
 
-_ID = regex.compile(r"[a-z0-9][a-z0-9_.-]{0,99}")
+_ID = LazyRegex(r"[a-z0-9][a-z0-9_.-]{0,99}")
 _KNOWN_KEYS = {
     "id",
     "title",
@@ -56,11 +58,38 @@ def shipped_rules_path() -> Path:
 
 def rule_files(path: Path) -> list[Path]:
     """A rule file itself, or every `*.toml` below a folder, sorted for a stable load order."""
+    return [Path(name) for name in _rule_file_names(path)]
+
+
+def _rule_file_names(path: Path) -> list[str]:
+    """`rule_files` as strings, in the same order: a thousand Path objects cost more than reading the files."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*.toml") if p.is_file())
+        names = _toml_files_below(str(path))
+        return sorted(names, key=lambda name: os.path.normcase(name).split(os.sep))  # as Paths sort
     if path.is_file():
-        return [path]
+        return [str(path)]
     raise RulesError(f"rules path '{path}' does not exist", hint="pass a .toml rule file or a folder of them")
+
+
+def _toml_files_below(folder: str) -> list[str]:
+    """Every `*.toml` file below `folder` as `Path.rglob` finds them: symlinked folders are not entered and an
+    unreadable folder is skipped."""
+    found: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            listed = list(entries)
+    except PermissionError:
+        return found
+    for entry in listed:
+        try:
+            is_folder = entry.is_dir() and not entry.is_symlink()
+        except OSError:
+            is_folder = False
+        if is_folder:
+            found.extend(_toml_files_below(entry.path))
+        elif entry.name.endswith(".toml") and entry.is_file():
+            found.append(entry.path)
+    return found
 
 
 def collect_rules(
@@ -78,9 +107,9 @@ def collect_rules(
     pack_cache = _pack_cache(cache)
     shipped: dict[str, Rule] = {}
     if include_shipped:
-        shipped = _load_unique(rule_files(shipped_rules_path()), errors, pack_cache)
+        shipped = _load_unique(_rule_file_names(shipped_rules_path()), errors, pack_cache)
     user = _load_unique(
-        [file for path in path_strings(paths) for file in rule_files(Path(path))], errors, pack_cache
+        [file for path in path_strings(paths) for file in _rule_file_names(Path(path))], errors, pack_cache
     )
     merged = dict(shipped)
     merged.update(user)
@@ -112,15 +141,16 @@ def _pack_cache(cache: PackCache | bool) -> PackCache | None:
 
 
 def _load_unique(
-    files: Iterable[Path], errors: list[RuleProblem], cache: PackCache | None = None
+    files: Iterable[str], errors: list[RuleProblem], cache: PackCache | None = None
 ) -> dict[str, Rule]:
     """Every rule of these files by id; a pack seen before (same bytes, same version) comes from the cache."""
-    contents: list[tuple[Path, bytes]] = []
+    contents: list[tuple[str, bytes]] = []
     for file in files:
         try:
-            contents.append((file, file.read_bytes()))
+            with open(file, "rb") as stream:
+                contents.append((file, stream.read()))
         except OSError as err:
-            errors.append(RuleProblem(path=str(file), message=f"cannot read: {err}"))
+            errors.append(RuleProblem(path=file, message=f"cannot read: {err}"))
     if not contents:
         return {}
     key = pack_key(contents) if cache is not None else ""
@@ -134,13 +164,13 @@ def _load_unique(
         try:
             text = content.decode("utf-8")
         except UnicodeDecodeError as err:
-            errors.append(RuleProblem(path=str(file), message=f"cannot read: {err}"))
+            errors.append(RuleProblem(path=file, message=f"cannot read: {err}"))
             continue
-        for rule in parse_rules(text, file, errors):
+        for rule in parse_rules(text, Path(file), errors):
             if rule.id in rules:
                 errors.append(
                     RuleProblem(
-                        path=str(file),
+                        path=file,
                         rule=f"rule '{rule.id}'",
                         rule_id=rule.id,
                         message=f"id already defined in {rules[rule.id].path}",

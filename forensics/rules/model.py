@@ -8,12 +8,13 @@ from typing import Any
 
 import regex
 
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind, Value
 from forensics.rules.expressions import Expression
 from forensics.rules.template import Template
 
-_INTEGER = regex.compile(r"[+-]?\d{1,18}")
-_FLOAT = regex.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
+_INTEGER = LazyRegex(r"[+-]?\d{1,18}")
+_FLOAT = LazyRegex(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 
 
 class RulePattern:

@@ -9,16 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import regex
-
+from forensics.lazy_regex import LazyRegex
 from forensics.model import Value
 
-_PLACEHOLDER = regex.compile(
+_PLACEHOLDER = LazyRegex(
     r"\{\{|\}\}|\{(?P<name>[A-Za-z_]\w*)(?::(?P<spec>[^{}|]*))?(?:\|(?P<fallback>[^{}]*))?\}"
 )
 MISSING = "?"
 MAX_SPEC_NUMBER = 100
-_SPEC_NUMBER = regex.compile(r"\d+")
+_SPEC_NUMBER = LazyRegex(r"\d+")
 
 
 @dataclass(frozen=True, slots=True)

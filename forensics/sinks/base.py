@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import regex
 
+from forensics.model import TicketSystem
+
+BodyFormat = Literal["markdown", "adf"]  # what a tracker takes: Markdown (GitHub, Linear) or ADF (Jira)
 MARKER_PREFIX = "ci-forensics:v1"
 _MARKER = regex.compile(r"ci-forensics:v1 key=(?P<key>[^\s`<>]+) digest=(?P<digest>[0-9a-f]{16})")
 
@@ -21,7 +24,7 @@ _MARKER = regex.compile(r"ci-forensics:v1 key=(?P<key>[^\s`<>]+) digest=(?P<dige
 class Target:
     """One ticket to comment on: `linear` OPS-4445, `github` owner/repo#8443, or `jira` ABC-123."""
 
-    system: str
+    system: TicketSystem
     key: str
     url: str = ""  # where a person opens the ticket, when known
 
@@ -53,7 +56,7 @@ class CommentBody:
     """What is posted, exactly: Markdown (GitHub, Linear) or an ADF document as JSON text (Jira)."""
 
     marker: Marker
-    format: str  # "markdown" or "adf"
+    format: BodyFormat
     text: str
 
     def document(self) -> Any:

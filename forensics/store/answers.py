@@ -13,6 +13,7 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Literal
 
 from forensics.model import GroupKind
 from forensics.store import queries
@@ -277,7 +278,7 @@ class CauseChange:
     """How a cause of the latest run relates to the runs before it (or that it is gone)."""
 
     key: str
-    status: str  # "new" | "returning" | "recurring" | "gone"
+    status: Literal["new", "returning", "recurring", "gone"]
     hits: int  # in the latest run ("gone": in the previous one)
     quiet_days: int | None = None  # "returning": days since it was last seen before
 
@@ -576,6 +577,10 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
     return failures
 
 
+MoveChange = Literal["explained", "changed", "lost"]  # unexplained → a cause, another cause, a cause → none
+MoveSource = Literal["artifact", "evidence"]  # read again: the whole artifact, or the window the store kept
+
+
 @dataclass(frozen=True, slots=True)
 class Move:
     """One failing test whose verdict is different under today's rules."""
@@ -583,13 +588,13 @@ class Move:
     test: str
     run_url: str
     run_at: datetime
-    change: str  # "explained" | "changed" | "lost"
-    before_kind: str
+    change: MoveChange
+    before_kind: str  # as stored: "cause" or "unexplained"
     before_key: str
-    after_kind: str
+    after_kind: GroupKind
     after_key: str
     after_title: str
-    source: str  # "artifact" or "evidence"
+    source: MoveSource
     applied: bool
 
 

@@ -4,7 +4,7 @@ The one module that imports psycopg. Credentials come in the URL or from libpq's
 (`PGPASSWORD`, `~/.pgpass`); messages show the server and database, never a password. libpq quotes the
 offending text when it cannot parse a URL (`invalid percent-encoded token: "Sup3r%Secret"`), so such a URL
 gets a fixed message instead, and every psycopg message that is shown first passes a redactor holding the
-URL and its password.
+URL and its password (exact values: the CLI's `Error:` line then redacts every secret shape too).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import psycopg
 from psycopg import conninfo
 
 from forensics.errors import StoreError
-from forensics.report.redact import Redactor
+from forensics.model import REDACTED
 from forensics.store.base import Row, Store
 
 CONNECT_TIMEOUT_SECONDS = 15
@@ -33,7 +33,7 @@ class PostgresStore(Store):
     def __init__(self, url: str) -> None:
         parts = _parse(url)
         self.location = _display(parts)
-        self._redactor = _redactor(url, parts)
+        self._credentials = _credentials(url, parts)
         try:
             self.connection = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
         except psycopg.Error as err:
@@ -99,7 +99,10 @@ class PostgresStore(Store):
 
     def _first_line(self, err: Exception) -> str:
         """The first line of psycopg's message, with the URL and password taken out."""
-        return self._redactor.text((str(err).strip().splitlines() or [type(err).__name__])[0])
+        line = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        for secret in self._credentials:  # longest first: a password inside the URL goes with the URL
+            line = line.replace(secret, REDACTED)
+        return line
 
 
 def _parse(url: str) -> dict[str, Any]:
@@ -131,7 +134,7 @@ def _misread(url: str, parts: dict[str, Any]) -> bool:
     return "@" in path or "@" in str(parts.get("host") or "") or any(p and not p.isdigit() for p in ports)
 
 
-def _redactor(url: str, parts: dict[str, Any]) -> Redactor:
+def _credentials(url: str, parts: dict[str, Any]) -> tuple[str, ...]:
     """Everything a message could quote of the credentials: the URL, and the password as written and as read."""
     secrets = {url, unquote(url)}
     if parts.get("password"):
@@ -145,7 +148,7 @@ def _redactor(url: str, parts: dict[str, Any]) -> Redactor:
         name, _, value = setting.partition("=")
         if name == "password" and value:
             secrets.update({value, unquote(value)})
-    return Redactor(secrets=tuple(sorted((s for s in secrets if s), key=lambda s: (-len(s), s))))
+    return tuple(sorted((s for s in secrets if s), key=lambda s: (-len(s), s)))
 
 
 def _placeholders(sql: str) -> str:

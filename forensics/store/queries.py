@@ -19,10 +19,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from forensics.inputs.values import MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS
 from forensics.model import GroupKind, Problem
 from forensics.store.base import Store
 from forensics.store.environment import GPU_DIMENSIONS, Fact
+from forensics.values import MAX_EPOCH_SECONDS, MIN_EPOCH_SECONDS
 
 _CHUNK = 500  # ids per IN (...) list
 VALID_TIME = f" AND r.at BETWEEN {MIN_EPOCH_SECONDS} AND {MAX_EPOCH_SECONDS}"

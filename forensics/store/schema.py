@@ -11,8 +11,8 @@ the same DDL means the same thing in SQLite and PostgreSQL.
 from __future__ import annotations
 
 from forensics.errors import StoreError, StoreNotFoundError
-from forensics.inputs.values import clean_text
 from forensics.store.base import MISSING_HINT, Store
+from forensics.values import clean_text
 from forensics.version import __version__
 
 _INITIAL = (

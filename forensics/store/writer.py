@@ -11,21 +11,24 @@ way stored verdicts change.
 
 Which run a report is: its CI run attempt, or — for a local analysis, which has no CI run — provider
 `local` with a run id derived from what it read (the Allure uuids of its tests, and for plain logs their
-path, size and modification time plus what the report found in them), so recording the same analysis twice
-is still one run. Its time is its earliest test start, else the time of recording.
+input's content identity, else their path, plus what the report found in them), so recording the same
+analysis twice is still one run. Its time is its earliest test start, else the time of recording.
+
+The writer stores text as the report carries it: only a report that `redact_report` made (`report.redacted`)
+is recorded, so redacting is its caller's job (`analyze` does it, and the follow-up again with the run's
+secrets); a report that never passed a redactor is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
+import os.path
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from forensics.inputs.values import MAX_EPOCH_MS, MIN_EPOCH_MS, epoch_seconds_in_range
 from forensics.model import (
     LIKELY_CAUSE_LABEL,
     Evidence,
@@ -37,9 +40,9 @@ from forensics.model import (
     Value,
     Verdict,
 )
-from forensics.report.redact import Redactor, redact_report
 from forensics.store.base import Store
 from forensics.store.environment import GPU_DIMENSIONS, GPU_MODEL, Fact, label_gpu_model, runner_facts
+from forensics.values import MAX_EPOCH_MS, MIN_EPOCH_MS, epoch_seconds_in_range
 from forensics.version import __version__
 
 LOCAL_PROVIDER = "local"
@@ -100,24 +103,18 @@ def run_record(report: Report, now: datetime) -> RunRecord:
 def local_run_id(report: Report) -> int:
     """A stable 60-bit id for a local analysis, from the executions it read (see the module docstring)."""
     digest = hashlib.sha256()
+    identities = {item.label: item.identity for item in report.inputs}
     for verdict in sorted(report.verdicts, key=lambda v: v.test.uuid):
         digest.update(verdict.test.uuid.encode() + b"\0")
         if verdict.test.origin == "log":
-            digest.update(_file_identity(verdict.test.full_name).encode() + b"\0")
+            identity = identities.get(verdict.test.input_label) or verdict.test.full_name  # "": stdin
+            digest.update(identity.encode() + b"\0")
             evidence = verdict.root_cause.evidence if verdict.root_cause else None
             line = verdict.fingerprint.line if verdict.fingerprint else ""
             digest.update(
                 f"{evidence.line if evidence else 0}\0{evidence.text if evidence else line}".encode()
             )
     return int(digest.hexdigest()[:15], 16)
-
-
-def _file_identity(path: str) -> str:
-    try:
-        status = os.stat(path)
-    except OSError:
-        return path
-    return f"{os.path.abspath(path)}\0{status.st_size}\0{status.st_mtime_ns}"
 
 
 def _earliest_start(report: Report) -> int | None:
@@ -370,16 +367,14 @@ class RecordResult:
     failing: int
 
 
-def record_report(
-    store: Store,
-    report: Report,
-    *,
-    redactor: Redactor | None = None,
-    now: datetime | None = None,
-) -> RecordResult:
-    """Record a report with the evidence windows and GPU facts it carries; no input is read again."""
-    redactor = redactor or Redactor()
-    report = redact_report(report, redactor)  # rows outlive the run and are read by every dashboard
+def record_report(store: Store, report: Report, *, now: datetime | None = None) -> RecordResult:
+    """Record a redacted report with the evidence windows and GPU facts it carries; no input is read again.
+
+    Rows outlive the run and are read by every dashboard: a report that never passed `redact_report` is a
+    caller's bug, refused with ValueError before anything is written.
+    """
+    if not report.redacted:
+        raise ValueError("record_report takes a redacted report: pass it through redact_report first")
     return record(store, recording_of(report, now=now), now=now)
 
 
@@ -456,6 +451,22 @@ def record(store: Store, recording: Recording, *, now: datetime | None = None) -
         tests=len(new_tests),
         failing=len(failing),
     )
+
+
+def rewrite_finding(store: Store, test_pk: int, finding: FindingRecord) -> None:
+    """Replace one stored failing test's cause and finding (`reanalyze --apply`); its other rows stay."""
+    row = finding_row(test_pk, finding)
+    with store.transaction():
+        store.execute(
+            "UPDATE tests SET cause_kind = ?, cause_key = ? WHERE id = ?",
+            (finding.kind, finding.key, test_pk),
+        )
+        store.execute(
+            "UPDATE findings SET kind = ?, key = ?, title = ?, category = ?, summary = ?, advice = ?, fields = ?,"
+            " tickets = ?, symptoms = ?, attachment = ?, line = ?, text = ?, location = ?, excerpt = ?, masked = ?"
+            " WHERE test = ?",
+            (*row[1:], test_pk),
+        )
 
 
 def describe_run(run: RunRecord) -> str:

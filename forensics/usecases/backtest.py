@@ -8,15 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
-from forensics.errors import ResultsError
 from forensics.model import Problem, Status
 from forensics.report.build import open_inputs, unique_problems
-from forensics.report.saved import load_saved_report
+from forensics.report.saved import saved_report_at
 from forensics.report.session import AnalyzeOptions, InputSession
 from forensics.rules.model import RuleSet
 
@@ -69,7 +66,7 @@ def backtest(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | 
     by_id = {hits.rule_id: hits for hits in result.rules}
     others = []
     for path in paths:
-        document = _report_document(path)
+        document = saved_report_at(path)
         if document is None:
             others.append(path)
             continue
@@ -99,13 +96,3 @@ def backtest(paths: Sequence[str], *, rules: RuleSet, options: AnalyzeOptions | 
                         result.rules[index].add(test.name, failing=failing)
         result.problems = unique_problems(problems)
     return result
-
-
-def _report_document(path: str) -> dict[str, Any] | None:
-    """The saved JSON report at `path`, or None when it is not one (then it is read as results or a log)."""
-    if not path.endswith(".json") or not Path(path).is_file():
-        return None
-    try:
-        return load_saved_report(Path(path))
-    except ResultsError:
-        return None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from forensics.errors import StoreError, StoreNotFoundError
 from forensics.model import Report
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.usecases.exit_code import ExitCode, exit_code
 
 if TYPE_CHECKING:  # the ticket and store code is imported only when a run uses it
@@ -101,8 +101,10 @@ def follow_up(
 def _record(report: Report, store: OpenStore, *, redactor: Redactor, now: datetime | None) -> Recorded:
     from forensics.store.writer import record_report
 
+    # rows outlive the run: this run's secrets go, whatever built the report
+    redacted = redact_report(report, redactor)
     with store("create") as opened:
-        result = record_report(opened, report, redactor=redactor, now=now)
+        result = record_report(opened, redacted, now=now)
         return Recorded(result=result, location=opened.location)
 
 

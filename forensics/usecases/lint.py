@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
@@ -25,12 +26,15 @@ from forensics.usecases.selftest import check_rule, scan_example
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
 
 
+LintCheck = Literal["schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"]
+
+
 @dataclass(frozen=True, slots=True)
 class LintFinding:
     """One thing a rule author should look at."""
 
     severity: Severity
-    check: str  # "schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"
+    check: LintCheck
     rule_id: str
     path: str
     message: str
@@ -68,7 +72,7 @@ def _schema_finding(problem: RuleProblem) -> LintFinding:
 def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintFinding]:
     findings: list[LintFinding] = []
 
-    def add(severity: Severity, check: str, message: str) -> None:
+    def add(severity: Severity, check: LintCheck, message: str) -> None:
         findings.append(LintFinding(severity, check, rule.id, rule.path, message))
 
     for result in check_rule(rule).results:

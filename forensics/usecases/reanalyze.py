@@ -25,16 +25,16 @@ from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.errors import ResultsError
 from forensics.inputs.allure import MESSAGE_RANK
-from forensics.model import ExcerptLine, LogRef, Status, TestCase, Verdict
+from forensics.model import ExcerptLine, GroupKind, LogRef, Status, TestCase, Verdict
 from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.identity import input_identity, kind_of
 from forensics.report.redact import redact_model
 from forensics.rules.model import RuleSet
-from forensics.store.answers import Move, Reanalysis, StoredFailure, stored_failures
+from forensics.store.answers import Move, MoveChange, MoveSource, Reanalysis, StoredFailure, stored_failures
 from forensics.store.base import Store
 from forensics.store.queries import Filters
-from forensics.store.writer import finding_of, finding_row
+from forensics.store.writer import finding_of, rewrite_finding
 
 
 def reanalyze(
@@ -59,7 +59,7 @@ def reanalyze(
     for number, failure in enumerate(failures):
         if progress is not None:
             progress("deciding the stored failing tests", number, len(failures))
-        source = "artifact" if failure.test_pk in verdicts else "evidence"
+        source: MoveSource = "artifact" if failure.test_pk in verdicts else "evidence"
         # evidence an older version stored may hold what this one redacts: what is written back is redacted
         verdict = verdicts.get(failure.test_pk) or redact_model(
             _from_evidence(failure, compiled), options.redactor
@@ -174,9 +174,11 @@ def _shifted(scan: LogScan, offset: int) -> LogScan:
     )
 
 
-def _move(failure: StoredFailure, verdict: Verdict, source: str) -> Move | None:
+def _move(failure: StoredFailure, verdict: Verdict, source: MoveSource) -> Move | None:
     cause = verdict.root_cause
-    after_kind, after_key = ("cause", cause.rule_id) if cause else ("unexplained", _fingerprint_key(verdict))
+    after_kind: GroupKind = "cause" if cause else "unexplained"
+    after_key = cause.rule_id if cause else _fingerprint_key(verdict)
+    change: MoveChange
     if failure.cause_kind == "cause" and cause is None:
         change = "lost"
     elif cause is None or (failure.cause_kind == "cause" and failure.cause_key == cause.rule_id):
@@ -208,15 +210,4 @@ def _apply(store: Store, failure: StoredFailure, verdict: Verdict) -> None:
     if finding is None:
         return
     finding = replace(finding, tickets=tuple(dict.fromkeys((*failure.tickets, *finding.tickets))))
-    row = finding_row(failure.test_pk, finding)
-    with store.transaction():
-        store.execute(
-            "UPDATE tests SET cause_kind = ?, cause_key = ? WHERE id = ?",
-            (finding.kind, finding.key, failure.test_pk),
-        )
-        store.execute(
-            "UPDATE findings SET kind = ?, key = ?, title = ?, category = ?, summary = ?, advice = ?, fields = ?,"
-            " tickets = ?, symptoms = ?, attachment = ?, line = ?, text = ?, location = ?, excerpt = ?, masked = ?"
-            " WHERE test = ?",
-            (*row[1:], failure.test_pk),
-        )
+    rewrite_finding(store, failure.test_pk, finding)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
 from forensics.engine.verdict import context_values, finding, matched_rules
@@ -13,11 +14,14 @@ from forensics.rules.model import Example, Rule, RuleSet
 _EXAMPLE_LIMITS = ScanLimits(regex_timeout=2.0)
 
 
+ExampleKind = Literal["example", "near miss"]
+
+
 @dataclass(frozen=True, slots=True)
 class ExampleResult:
     """The outcome of one example or near miss."""
 
-    kind: str  # "example" or "near miss"
+    kind: ExampleKind
     number: int
     passed: bool
     detail: str
@@ -61,7 +65,7 @@ def scan_example(text: str, compiled: CompiledRules, *, name: str) -> ScannedLog
 def _run(
     rule: Rule, compiled: CompiledRules, example: Example, number: int, *, expect_match: bool
 ) -> ExampleResult:
-    kind = "example" if expect_match else "near miss"
+    kind: ExampleKind = "example" if expect_match else "near miss"
     log = scan_example(example.text, compiled, name=f"{rule.id} {kind} {number}")
     scan = log.scan
     hits = matched_rules([log], compiled)

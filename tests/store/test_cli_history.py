@@ -41,6 +41,23 @@ def test_analyze_record_saves_the_report_once(store_location: str, artifact: Pat
     assert without.exit_code == 0 and without.stderr == ""  # --store alone records nothing
 
 
+def test_what_analyze_record_stores_holds_no_secret_of_the_environment(
+    store_location: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The path the Action takes (`fetch`/`analyze --record`): a *_TOKEN value the log prints is not stored."""
+    secret = "pw-7f3a9c-plain-value-41"  # no known shape: only the environment's value names it a secret
+    monkeypatch.setenv("DEPLOY_TOKEN", secret)
+    log = tmp_path / "job.log"
+    log.write_text(f"INFO connecting with {secret}\nKeyError: 'token_ids' for {secret}\n")
+    result = _run("analyze", str(log), "--record", "--store", store_location)
+    assert result.exit_code == 0 and ": 1 tests (1 failing)" in result.stderr, result.output
+    with open_store(store_location, default_dir=tmp_path, mode="read") as store:
+        rows = [
+            store.query(f"SELECT * FROM {table}") for table in ("runs", "tests", "findings", "evidence_logs")
+        ]
+    assert secret not in repr(rows) and "[REDACTED]" in repr(rows)
+
+
 def test_history_text_and_json(store_location: str, artifact: Path) -> None:
     assert _run("analyze", str(artifact), "--record", "--store", store_location).exit_code == 0
     text = _run("history", "--store", store_location, *ALL_DAYS, columns=160)

@@ -11,7 +11,10 @@ import pytest
 from forensics.annotate import History
 from forensics.annotate.run import Action, AnnotateResult, TicketOutcome
 from forensics.errors import StoreError
-from forensics.model import Report
+from forensics.model import REDACTED, Report
+from forensics.report.build import analyze
+from forensics.report.redact import Redactor
+from forensics.rules.model import RuleSet
 from forensics.sinks.base import CommentBody, Marker, Target
 from forensics.store import OpenMode, Store, open_store
 from forensics.usecases.exit_code import ExitCode
@@ -97,6 +100,33 @@ def test_writes_checks_records_then_annotates_with_a_history_that_counts_this_ru
     )
     assert done.store_problems == () and done.code is ExitCode.OK and done.checked is ExitCode.OK
     assert steps.histories == [3]  # the run just recorded counts
+
+
+def test_the_report_is_recorded_redacted_with_the_runs_secrets(
+    store_location: str, rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    """`analyze` knew no secret here; the follow-up's redactor (the CLI's: the environment's *_TOKEN values)
+    still keeps it out of every stored row."""
+    secret = "pw-7f3a9c-plain-value-41"  # no known shape: only the redactor's exact value can find it
+    log = tmp_path / "job.log"
+    log.write_text(f"INFO connecting with {secret}\nKeyError: 'token_ids' for {secret}\n")
+    report = analyze([str(log)], rules=rule_pack)
+    assert secret in repr(report)  # so only the follow-up can have taken it out
+    steps = Steps()
+    done = follow_up(
+        report,
+        write=steps.write,
+        check=steps.check(ExitCode.OK),
+        store=_opener(store_location, tmp_path, steps),
+        record=True,
+        redactor=Redactor(secrets=(secret,)),
+    )
+    assert done.recorded is not None and done.recorded.result.failing == 1
+    with open_store(store_location, default_dir=tmp_path, mode="read") as store:
+        rows = [
+            store.query(f"SELECT * FROM {table}") for table in ("runs", "tests", "findings", "evidence_logs")
+        ]
+    assert secret not in repr(rows) and REDACTED in repr(rows)
 
 
 def test_recording_the_same_run_again_adds_nothing(

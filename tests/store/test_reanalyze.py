@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from forensics.report.build import analyze
+from forensics.model import REDACTED
+from forensics.report.build import AnalyzeOptions, analyze
+from forensics.report.redact import Redactor
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.store import Store
@@ -199,6 +201,28 @@ def test_apply_writes_the_new_verdict_with_original_line_numbers(
     assert reanalyze(store, rules=rules).moves == ()
     causes = {cause.key: cause for cause in history(store, now=START.replace(hour=12)).causes}
     assert "c9103a15f5a3" not in causes and causes["dynamo.handler-error"].tests == (MIGRATION,)
+
+
+@pytest.mark.parametrize("log_kept", [True, False], ids=["from-artifact", "from-evidence"])
+def test_apply_writes_what_the_redactor_of_today_leaves(
+    store: Store, rule_pack: RuleSet, tmp_path: Path, log_kept: bool
+) -> None:
+    """A secret recorded before it was known (an older version, a token since added to the environment) is
+    not written back by `apply`, whether the verdict comes from the whole log or the stored window."""
+    secret = "pw-7f3a9c-plain-value-41"  # no known shape: only the redactor's exact value can find it
+    log = tmp_path / "job.log"
+    log.write_text(f"INFO connecting with {secret}\nKeyError: 'token_ids' for {secret}\n")
+    record_report(store, analyze([str(log)], rules=rule_pack))
+    assert secret in repr(store.query("SELECT text FROM evidence_logs"))
+    if not log_kept:
+        log.unlink()
+    options = AnalyzeOptions(read_evidence=False, redactor=Redactor(secrets=(secret,)))
+    found = reanalyze(store, rules=_rules(tmp_path, HANDLER_RULE), apply=True, options=options)
+    assert [(move.change, move.source) for move in found.moves] == [
+        ("explained", "artifact" if log_kept else "evidence")
+    ]
+    [finding] = store.query("SELECT * FROM findings")
+    assert "dynamo.handler-error" in finding and secret not in repr(finding) and REDACTED in repr(finding)
 
 
 def test_changed_causes_are_applied_and_lost_ones_are_not(

@@ -11,12 +11,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from forensics.model import Report
 from forensics.render.json_report import render_json
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.evidence import MAX_WINDOW_BYTES
 from forensics.report.identity import input_identity
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_report
 from forensics.report.saved import report_from_dict
 from forensics.rules.model import RuleSet
 from forensics.store import Store
@@ -177,6 +179,15 @@ def test_local_analyses_get_a_stable_run_key(store: Store, rule_pack: RuleSet, t
     assert local_run_id(analyze([str(log)], rules=rule_pack)) != local_run_id(first)
 
 
+def test_a_report_that_never_passed_a_redactor_is_refused(store: Store, sample_report: Report) -> None:
+    """The store never redacts: a caller that forgot to is a bug that fails here, before any row is written."""
+    unredacted = dataclasses.replace(sample_report, redacted=False)
+    with pytest.raises(ValueError, match="redact_report"):
+        record_report(store, unredacted)
+    assert counts(store) == dict.fromkeys(TABLES, 0)
+    assert sample_report.redacted and record_report(store, sample_report).new_run  # `analyze` redacts
+
+
 def test_stored_evidence_is_redacted_and_bounded(store: Store, rule_pack: RuleSet, tmp_path: Path) -> None:
     lines = [f"INFO step {number} of the launch" for number in range(1, 5001)]
     lines[2989] = "Authorization: Bearer abcdefgh12345678abcdefgh"
@@ -186,7 +197,7 @@ def test_stored_evidence_is_redacted_and_bounded(store: Store, rule_pack: RuleSe
     log.write_text("\n".join(lines) + "\n")
     redactor = Redactor.from_environment({"DEPLOY_TOKEN": "s3cr3t-value-from-env"})
     report = analyze([str(log)], rules=rule_pack, options=AnalyzeOptions(redactor=redactor))
-    record_report(store, report, redactor=redactor)
+    record_report(store, report)
     first_line, text = store.query("SELECT first_line, text FROM evidence_logs")[0]
     stored = text.split("\n")
     assert first_line == 2850 and len(stored) == 200 and stored[150] == SEED_LINE
@@ -286,7 +297,7 @@ def test_the_json_report_carries_identity_environment_and_windows(
     saved = report_from_dict(document)
     assert saved.inputs == report.inputs
     assert [v.window for v in saved.verdicts] == [v.window for v in report.verdicts]
-    copy.unlink()  # a saved report is recorded from what it carries
-    record_report(store, saved)
+    copy.unlink()  # a saved report is recorded from what it carries, once it has passed a redactor
+    record_report(store, redact_report(saved, Redactor()))
     stored = dict(store.query("SELECT t.name, e.text FROM evidence_logs e JOIN tests t ON t.id = e.test"))
     assert stored == {v.test.name: v.window.text for v in report.verdicts if v.window is not None}

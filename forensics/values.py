@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-import regex
+from forensics.lazy_regex import LazyRegex
 
 MIN_EPOCH_MS = 0  # 1970-01-01: Allure writes milliseconds since the epoch; earlier is a bug, not a test
 MAX_EPOCH_MS = 253_402_300_799_999  # 9999-12-31T23:59:59.999Z: the last moment a datetime can hold
@@ -18,7 +18,7 @@ MAX_EPOCH_SECONDS = MAX_EPOCH_MS // 1000
 MAX_NAME_CHARS = 4096  # names, identifiers, label and parameter values, link targets
 MAX_TEXT_CHARS = 4 * 1024 * 1024  # a status message or trace (matched like a log, so it is bounded too)
 MAX_COUNT = 2**62  # an integer field (retries, a line number, a run id) that fits every store column
-_UNENCODABLE = regex.compile(r"[\ud800-\udfff\x00]")
+_UNENCODABLE = LazyRegex(r"[\ud800-\udfff\x00]")
 _CUT_MARK = "…"
 
 

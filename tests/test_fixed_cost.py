@@ -1,0 +1,116 @@
+"""A small `analyze` pays only for what it uses: the fixed cost, guarded by what is loaded, not by a clock.
+
+Each check runs the CLI in a fresh interpreter on a one-line log (the rule pack cache warm, as on every run
+after the first) and looks at `sys.modules` afterwards, or counts the patterns compiled while importing the
+command. An eager import or a module-level pattern anywhere on the way fails here by name; a timed test
+would only fail on a quiet machine (docs/performance.md has the figures and how to measure them).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ONE_LINE = (
+    "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
+    "capacity of 22.03 GiB of which 1.20 GiB is free.\n"
+)
+# What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
+# the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker (the
+# failure is explained) and the renderers of the formats not asked for.
+NEVER = (
+    "requests",
+    "urllib3",
+    "sqlite3",
+    "psycopg",
+    "forensics.store",
+    "forensics.annotate",
+    "forensics.dashboard",
+    "forensics.services",
+    "forensics.sinks",
+    "forensics.sources",
+    "forensics.usecases.backtest",
+    "multiprocessing",
+    "concurrent.futures",
+    "tomllib",
+    "forensics.engine.likely",
+    "forensics.render.markdown",
+    "forensics.render.github",
+    "forensics.render.history",
+)
+
+
+def _loaded_after(arguments: list[str], watched: tuple[str, ...]) -> list[str]:
+    """The watched modules (or any submodule of one) loaded by `ci-forensics ARGUMENTS` in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from forensics.cli.main import main\n"
+        "try:\n"
+        f"    main({arguments!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        f"watched = {watched!r}\n"
+        "loaded = sorted(m for m in sys.modules if any(m == w or m.startswith(w + '.') for w in watched))\n"
+        "print(json.dumps(loaded), file=sys.stderr)\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, check=True
+    )
+    listed: list[str] = json.loads(run.stderr.strip().splitlines()[-1])
+    return listed
+
+
+@pytest.fixture
+def one_line_log(tmp_path: Path) -> Path:
+    log = tmp_path / "one-line.log"
+    log.write_text(ONE_LINE)
+    warm = subprocess.run(  # fills the pack cache (the autouse fixture points it into a temporary folder)
+        [sys.executable, "-m", "forensics", "analyze", str(log), "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert warm.returncode == 0, warm.stderr
+    assert [test["root_cause"]["rule"] for test in json.loads(warm.stdout)["tests"]] == ["torch.cuda-oom"]
+    return log
+
+
+def test_a_one_line_analyze_with_text_output_loads_no_code_it_does_not_use(one_line_log: Path) -> None:
+    assert _loaded_after(["analyze", str(one_line_log)], NEVER) == []
+
+
+def test_a_one_line_analyze_to_a_json_file_loads_no_terminal_library_either(
+    one_line_log: Path, tmp_path: Path
+) -> None:
+    report = tmp_path / "report.json"
+    arguments = ["analyze", str(one_line_log), "--format", "json", "--output", str(report)]
+    assert _loaded_after(arguments, (*NEVER, "rich", "forensics.render.text")) == []
+    document = json.loads(report.read_text())
+    assert [test["root_cause"]["rule"] for test in document["tests"]] == ["torch.cuda-oom"]
+
+
+def test_importing_the_analyze_command_compiles_no_pattern_but_the_line_normalizer_s() -> None:
+    """Module-level `regex` patterns (compiled in Python: 0.5-14 ms each) are LazyRegex (forensics/lazy_regex.py);
+    only engine/normalize.py compiles at import, since every scan that finds a candidate line needs its
+    patterns at once. (The few stdlib `re` patterns compile in well under a millisecond and are left alone.)"""
+    code = (
+        "import json, sys, regex\n"
+        "compiled = []\n"
+        "def watch(module, original):\n"
+        "    def compile(pattern, flags=0, *args, **kwargs):\n"
+        "        caller = sys._getframe(1).f_globals.get('__name__', '')\n"
+        "        if caller.startswith('forensics'):\n"
+        "            compiled.append(caller)\n"
+        "        return original(pattern, flags, *args, **kwargs)\n"
+        "    module.compile = compile\n"
+        "watch(regex, regex.compile)\n"
+        "import forensics.cli.analyze, forensics.render.text, forensics.render.json_report\n"
+        "print(json.dumps(sorted(set(compiled))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    compiling = json.loads(run.stdout.strip().splitlines()[-1])
+    assert set(compiling) <= {"forensics.engine.normalize"}, compiling
