@@ -447,6 +447,8 @@ def test_the_fast_reader_counts_lines_across_giant_lines_and_blocks() -> None:
             9,
             LikelyReason.WRAPPER,
         ),
+        # a Rust panic pasted without its thread prefix
+        ("dev3/rust/panic-old-format-no-thread-discord-bot-174.log", 1, LikelyReason.PANIC),
         # exit codes in any capitalisation: `Exit code: -9`, Kubernetes' `exitCode: 137`
         ("holdout-r1/killed-by-signal/gpustack-sglang-flux-load-then-exit-9.log", 5, LikelyReason.SIGNAL),
         ("holdout-r1/killed-by-signal/kserve-triton-crashloop-exitcode-137.log", 6, LikelyReason.SIGNAL),

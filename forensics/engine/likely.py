@@ -61,7 +61,11 @@ _CHAIN = (
     "During handling of the above exception, another exception occurred:",
 )
 _FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
-_PANIC = LazyRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
+# A Rust panic; pasted without its `thread '…'` prefix it still starts `panicked at 'msg', file.rs:L:C` (Rust < 1.73)
+# or `panicked at file.rs:L:C:` (>= 1.73).
+_PANIC = LazyRegex(
+    r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: |^panicked at (?:'|[\w./\\-]+\.rs:\d+:\d+)"
+)
 _FATAL_PYTHON = LazyRegex(r"Fatal Python error: ")
 _SIGNAL = LazyRegex(
     r"""
@@ -296,7 +300,13 @@ class LikelyCausePicker:
                     )
                 return  # a frame, a source line, a caret line: part of the traceback
         if not quiet and _ASSERT_EXPLANATION.match(message):
-            self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
+            if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
+                self._provisional = _Provisional(
+                    self._candidate(number, shown, LikelyReason.EXCEPTION_LINE, wrapper=False),
+                    number + 3,
+                    lambda text: text.startswith("+") and bool(_ERROR_LIKE.search(text)),
+                    reason=LikelyReason.EXCEPTION_LINE,
+                )
             return
         if _QUOTED_SOURCE.search(message):
             return
