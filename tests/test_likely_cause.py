@@ -466,6 +466,9 @@ def test_the_retired_holdouts_likely_causes(file: str, line: int, reason: Likely
 def test_quoted_source_recaps_and_announcements_only_yield_to_what_they_stand_for() -> None:
     # a source `assert` with names is not an explanation; an exit code that is no signal is not a death
     assert pick_likely_cause([">       assert count <= limit", "exit code: 1"]) is None
+    # a log quoted in Markdown (`> `) is not pytest's source marker
+    quoted = pick_likely_cause(["> RuntimeError: CUDA error: an illegal memory access was encountered"])
+    assert quoted is not None and quoted.reason is LikelyReason.EXCEPTION_LINE
     # a pytest recap with nothing shown in full below stays the answer
     recap = "FAILED tests/test_x.py::test_y - ValueError: bad shape (3, 4)"
     picked = pick_likely_cause([recap, "= 1 failed in 0.1s ="])

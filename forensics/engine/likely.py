@@ -132,10 +132,11 @@ _NOT_A_CAUSE = LazyRegex(
 )
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
-# one, a traceback logged line by line under ERROR headers): pytest's `>` marker, a raise/return/await statement,
+# one, a traceback logged line by line under ERROR headers): pytest's `>` marker (indented: a Markdown quote's
+# single-space `> ` is a log someone quoted), a raise/return/await statement,
 # an assignment from a call. Never the failure, whatever level its header shows.
 _QUOTED_SOURCE = LazyRegex(
-    r"^(?:>\s|(?:raise|return|await|yield)\s)|^[\w.\[\]'\"]+(?:\s*,\s*[\w.]+)*\s=\s(?:await\s+)?[\w.]+\("
+    r"^(?:>\s{2,}|(?:raise|return|await|yield)\s)|^[\w.\[\]'\"]+(?:\s*,\s*[\w.]+)*\s=\s(?:await\s+)?[\w.]+\("
 )
 # pytest's short test summary (`FAILED path::test - AssertionError: …`) recaps an exception shown in full
 # elsewhere: when the same exception line follows, that one (with its excerpt) is the answer.
