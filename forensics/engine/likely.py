@@ -62,14 +62,19 @@ _CHAIN = (
     "During handling of the above exception, another exception occurred:",
 )
 _FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
-_PANIC = GatedRegex(r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: ")
+# A Rust panic; pasted without its `thread '…'` prefix it still starts `panicked at 'msg', file.rs:L:C` (Rust < 1.73)
+# or `panicked at file.rs:L:C:` (>= 1.73).
+_PANIC = GatedRegex(
+    r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: |^panicked at (?:'|[\w./\\-]+\.rs:\d+:\d+)"
+)
 _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
 _SIGNAL = AnyOf(  # only asked whether it matches
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
-    | \bSignal\ \d+\ \(SIG\w+\)\ received | \bexit(?:ed)?\ (?:with\ )?(?:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
+    | \bSignal\ \d+\ \(SIG\w+\)\ received
+    | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
     | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
@@ -127,6 +132,23 @@ _NOT_A_CAUSE = GatedRegex(
     r"|Task exception was never retrieved|^Process [\w-]+:$"
 )
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
+# Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
+# one, a traceback logged line by line under ERROR headers): pytest's `>` marker (indented: a Markdown quote's
+# single-space `> ` is a log someone quoted), a raise/return/await statement,
+# an assignment from a call. Never the failure, whatever level its header shows.
+_QUOTED_SOURCE = LazyRegex(
+    r"^(?:>\s{2,}|(?:raise|return|await|yield)\s)|^[\w.\[\]'\"]+(?:\s*,\s*[\w.]+)*\s=\s(?:await\s+)?[\w.]+\("
+)
+# pytest's short test summary (`FAILED path::test - AssertionError: …`) recaps an exception shown in full
+# elsewhere: when the same exception line follows, that one (with its excerpt) is the answer.
+_PYTEST_RECAP = LazyRegex(r"^(?:FAILED|ERROR) \S+::\S*(?: \S+)? - (?P<exception>\S.*)$")
+RECAP_WINDOW = TRACEBACK_SPAN
+# pytest's rewritten assertion with the values it compared (`assert 8 <= 7.9981`, `assert 0 == 1`): only literals
+# on either side, so it is the failure's explanation, not the quoted source line (`assert x <= limit`).
+_LITERAL = r"(?:-?[\d.]+(?:e[-+]?\d+)?|'[^']*'|\"[^\"]*\"|True|False|None|\(\)|\[\]|\{\})"
+_ASSERT_EXPLANATION = LazyRegex(
+    rf"^(?:>\s+)?assert\s+(?:not\s+)?{_LITERAL}(?:\s*(?:==|!=|<=|>=|<|>|\bin\b|\bnot in\b|\bis\b|\bis not\b)\s*{_LITERAL})*\s*$"
+)
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
@@ -175,6 +197,7 @@ class _Candidate:
     wrapper: bool
     before: list[ExcerptLine]
     after: list[ExcerptLine] = field(default_factory=list)
+    announces: bool = False  # an error line right above a traceback of its process: `logger.exception(msg)`
 
 
 @dataclass
@@ -256,6 +279,9 @@ class LikelyCausePicker:
                 if self._fatal is not None:
                     return
             self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
+            for candidate in self._fallback:
+                if candidate.line == number - 1 and _process_tag(candidate.text) == tag:
+                    candidate.announces = True
             return
         if message in _CHAIN:
             if self._provisional is not None:
@@ -277,9 +303,24 @@ class LikelyCausePicker:
                         number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
                     )
                 return  # a frame, a source line, a caret line: part of the traceback
+        if not quiet and _ASSERT_EXPLANATION.match(message):
+            if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
+                self._provisional = _Provisional(
+                    self._candidate(number, shown, LikelyReason.EXCEPTION_LINE, wrapper=False),
+                    number + 3,
+                    lambda text: text.startswith("+") and bool(_ERROR_LIKE.search(text)),
+                    reason=LikelyReason.EXCEPTION_LINE,
+                )
+            return
+        if _QUOTED_SOURCE.search(message):
+            return
         if _SIGNAL.found(message) and not quiet and not message.startswith("+ "):  # `set -x` echoes commands
             self._event(number, shown, message, LikelyReason.SIGNAL)
-        elif not quiet and (_EXCEPTION_ANYWHERE.search(message) or _FATAL_PHRASE.search(message)):
+        elif not quiet and (
+            _EXCEPTION_ANYWHERE.search(message)
+            or _FATAL_PHRASE.search(message)
+            or (message.endswith(":") and _is_exception_line(message))  # `AssertionError:` then its message
+        ):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
@@ -318,10 +359,16 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         candidate = self._candidate(number, shown, reason, wrapper=False)
-        if message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
+        recap = _PYTEST_RECAP.match(message)
+        if recap is not None:  # the same exception, shown in full below, says more
+            shown_in_full = recap["exception"].strip()
+            self._provisional = _Provisional(
+                candidate, number + RECAP_WINDOW, lambda text: text.strip() == shown_in_full, reason=reason
+            )
+        elif message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
             # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
             self._provisional = _Provisional(
-                candidate, number + 3, lambda text: bool(_ERROR_LIKE.search(text))
+                candidate, number + 3, lambda text: bool(_ERROR_LIKE.search(text)), reason=reason
             )
         elif _PYDANTIC_SUMMARY.search(message):
             self._provisional = _Provisional(
@@ -385,6 +432,14 @@ class LikelyCausePicker:
                     self._fatal = traceback.raised
                     break
         first_error = next((c for c in self._fallback if c.reason is LikelyReason.ERROR_LINE), None)
+        wrapper = next((c for c in self._fallback if c.reason is LikelyReason.WRAPPER), None)
+        if (
+            first_error is not None
+            and first_error.announces
+            and wrapper is not None
+            and wrapper.line > first_error.line
+        ):  # "AsyncLLM output_handler failed." announced the traceback the wrapper ended: the wrapper says more
+            first_error = None
         if (
             self._fatal is not None
             and first_error is not None
@@ -393,7 +448,7 @@ class LikelyCausePicker:
         ):  # a bare `AssertionError` says less than the error line before it
             self._fatal = first_error
         chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
-        chosen = chosen or next((c for c in self._fallback if c.reason is LikelyReason.WRAPPER), None)
+        chosen = chosen or wrapper
         chosen = chosen or next(iter(self._fallback), None)
         if chosen is None:
             return None
