@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,10 @@ def run_cli(
 ) -> Outcome:
     """`python -m forensics ARGS` in a child process; its peak memory and CPU time from wait4.
 
+    A small launcher process forks the CLI and reports the wait4 figures: a child forked from this test
+    process would start with this process's pages counted in its peak memory (Linux keeps the largest
+    resident size across exec), so a large test session would look like a large CLI run.
+
     `unprivileged`: as root, the child runs without the capabilities that let root read any file
     (setpriv drops them), so a file made unreadable with chmod 0 really is unreadable to it.
     """
@@ -53,38 +58,72 @@ def run_cli(
             pytest.skip("running as root without setpriv (util-linux): cannot make a file unreadable")
         prefix = [setpriv, "--bounding-set", "-dac_override,-dac_read_search"]
     environment = {**os.environ, "PYTHONPATH": str(REPOSITORY), "COLUMNS": "100", "PYTHONUTF8": "0"}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.TemporaryDirectory() as work,
+    ):
+        measured = Path(work, "usage")
         target = open(stdout_file, "wb") if stdout_file else out  # noqa: SIM115 - closed below
         try:
             process = subprocess.Popen(
-                [*prefix, sys.executable, "-m", "forensics", *args],
+                [
+                    sys.executable,
+                    "-c",
+                    _LAUNCHER,
+                    str(measured),
+                    *prefix,
+                    sys.executable,
+                    "-m",
+                    "forensics",
+                    *args,
+                ],
                 cwd=cwd,
                 env=environment,
                 stdin=subprocess.DEVNULL,
                 stdout=target,
                 stderr=err,
+                start_new_session=True,  # the timer kills the launcher and the CLI together
             )
         finally:
             if stdout_file:
                 target.close()
-        timer = threading.Timer(WALL_SECONDS, process.kill)
+        timer = threading.Timer(WALL_SECONDS, os.killpg, (process.pid, signal.SIGKILL))
         timer.start()
         try:
-            _pid, status, usage = os.wait4(process.pid, 0)
+            process.wait()
         finally:
             timed_out = not timer.is_alive()
             timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+        max_rss_kib, cpu_seconds = measured.read_text().split() if measured.exists() else ("0", "0")
         out.seek(0)
         err.seek(0)
         return Outcome(
             code=process.returncode,
             stdout=out.read().decode("utf-8", "replace"),
             stderr=err.read().decode("utf-8", "replace"),
-            max_rss_bytes=usage.ru_maxrss * 1024,  # kilobytes on Linux
-            cpu_seconds=usage.ru_utime + usage.ru_stime,
+            max_rss_bytes=int(max_rss_kib) * 1024,  # kilobytes on Linux
+            cpu_seconds=float(cpu_seconds),
             timed_out=timed_out,
         )
+
+
+# argv: the file to write "peak-RSS-KiB CPU-seconds" to, then the command. Forks the command, waits for it with
+# wait4, writes its figures, and ends as it ended (its exit code, or killed by the same signal).
+_LAUNCHER = """
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as measured:
+    measured.write(f"{usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}")
+code = os.waitstatus_to_exitcode(status)
+if code < 0:
+    signal.signal(-code, signal.SIG_DFL)
+    os.kill(os.getpid(), -code)
+sys.exit(code)
+"""
 
 
 def _tests_read(outcome: Outcome, step: Step) -> int | None:
