@@ -123,18 +123,22 @@ class Service:
         """A person's quote-reply of the tool's (last) comment: its id and its stored body."""
         raise NotImplementedError
 
+    def address(self) -> tuple[Any, ...]:
+        """Where the ticket's comments live in the fake (its key; GitHub: repository and number)."""
+        return (self.key,)
+
     def comment_ids(self) -> list[Any]:
-        raise NotImplementedError
+        return [comment["id"] for comment in self.fake.comments_of(*self.address())]
 
     def stored_size(self) -> int:
         """The size of the tool's last comment as the service measures it."""
         raise NotImplementedError
 
     def body_of(self, comment_id: Any) -> Any:
-        raise NotImplementedError
+        return next(c["body"] for c in self.fake.comments_of(*self.address()) if c["id"] == comment_id)
 
     def delete(self, comment_id: Any) -> None:
-        raise NotImplementedError
+        self.fake.delete_comment(*self.address(), comment_id)
 
     def rate_limit_reads(self, seconds: int) -> None:
         raise NotImplementedError
@@ -191,14 +195,8 @@ class GitHubService(Service):
         assert f"`{marker}`" in human["body"]  # the visible marker, quoted
         return human["id"], body
 
-    def comment_ids(self) -> list[Any]:
-        return [comment["id"] for comment in self.fake.comments_of(*self.pr)]
-
-    def body_of(self, comment_id: Any) -> Any:
-        return next(c["body"] for c in self.fake.comments_of(*self.pr) if c["id"] == comment_id)
-
-    def delete(self, comment_id: Any) -> None:
-        self.fake.delete_comment(*self.pr, comment_id)
+    def address(self) -> tuple[Any, ...]:
+        return self.pr
 
     def rate_limit_reads(self, seconds: int) -> None:
         self.fake.fail_next(429, headers={"retry-after": str(seconds)})
@@ -280,15 +278,6 @@ class JiraService(Service):
         assert f"ci-forensics:v1 key=jira:{self.key} " in adf_text(human["body"])  # the marker, quoted
         return human["id"], document
 
-    def comment_ids(self) -> list[Any]:
-        return [comment["id"] for comment in self.fake.comments_of(self.key)]
-
-    def body_of(self, comment_id: Any) -> Any:
-        return next(c["body"] for c in self.fake.comments_of(self.key) if c["id"] == comment_id)
-
-    def delete(self, comment_id: Any) -> None:
-        self.fake.delete_comment(self.key, comment_id)
-
     def rate_limit_reads(self, seconds: int) -> None:
         self.fake.rate_limit_next(retry_after=seconds)
 
@@ -343,15 +332,6 @@ class LinearService(Service):
             _linear_marker(human["body"]).digest == _linear_marker(tool["body"]).digest
         )  # the marker, quoted
         return human["id"], body
-
-    def comment_ids(self) -> list[Any]:
-        return [comment["id"] for comment in self.fake.comments_of(self.key)]
-
-    def body_of(self, comment_id: Any) -> Any:
-        return next(c["body"] for c in self.fake.comments_of(self.key) if c["id"] == comment_id)
-
-    def delete(self, comment_id: Any) -> None:
-        self.fake.delete_comment(self.key, comment_id)
 
     def rate_limit_reads(self, seconds: int) -> None:
         self.fake.rate_limit_next(reset_in_ms=max(50, seconds * 1000))  # Linear: HTTP 400, reset in epoch ms
