@@ -13,6 +13,7 @@ import click
 import pytest
 
 from forensics.cli.main import _COMMANDS, main
+from tests.support.loaded_modules import loaded_after
 
 HEAVY = (
     "requests",
@@ -30,25 +31,11 @@ HEAVY = (
 )
 
 
-def _loaded_after(arguments: list[str]) -> list[str]:
-    code = (
-        "import sys\n"
-        "from forensics.cli.main import main\n"
-        "try:\n"
-        f"    main({arguments!r})\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return run.stdout.strip().splitlines()
-
-
 @pytest.mark.parametrize("arguments", [["--help"], ["--version"], ["-h"]])
 def test_help_and_version_load_no_command_code(arguments: list[str]) -> None:
-    lines = _loaded_after(arguments)
-    assert lines[-1] == "[]", lines
-    assert len(lines) > 1  # the help or the version was printed before
+    loaded = loaded_after(arguments, HEAVY)
+    assert loaded.modules == [], loaded.modules
+    assert loaded.stdout.strip()  # the help or the version was printed
 
 
 def test_the_package_loads_its_public_names_on_first_use() -> None:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.loaded_modules import loaded_after
+
 ONE_LINE = (
     "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total "
     "capacity of 22.03 GiB of which 1.20 GiB is free.\n"
@@ -44,26 +46,6 @@ NEVER = (
 )
 
 
-def _loaded_after(arguments: list[str], watched: tuple[str, ...]) -> list[str]:
-    """The watched modules (or any submodule of one) loaded by `ci-forensics ARGUMENTS` in a fresh interpreter."""
-    code = (
-        "import sys\n"
-        "from forensics.cli.main import main\n"
-        "try:\n"
-        f"    main({arguments!r})\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        f"watched = {watched!r}\n"
-        "loaded = sorted(m for m in sys.modules if any(m == w or m.startswith(w + '.') for w in watched))\n"
-        "print(json.dumps(loaded), file=sys.stderr)\n"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", "import json\n" + code], capture_output=True, text=True, check=True
-    )
-    listed: list[str] = json.loads(run.stderr.strip().splitlines()[-1])
-    return listed
-
-
 @pytest.fixture
 def one_line_log(tmp_path: Path) -> Path:
     log = tmp_path / "one-line.log"
@@ -80,7 +62,7 @@ def one_line_log(tmp_path: Path) -> Path:
 
 
 def test_a_one_line_analyze_with_text_output_loads_no_code_it_does_not_use(one_line_log: Path) -> None:
-    assert _loaded_after(["analyze", str(one_line_log)], NEVER) == []
+    assert loaded_after(["analyze", str(one_line_log)], NEVER).modules == []
 
 
 def test_a_one_line_analyze_to_a_json_file_loads_no_terminal_library_either(
@@ -88,7 +70,7 @@ def test_a_one_line_analyze_to_a_json_file_loads_no_terminal_library_either(
 ) -> None:
     report = tmp_path / "report.json"
     arguments = ["analyze", str(one_line_log), "--format", "json", "--output", str(report)]
-    assert _loaded_after(arguments, (*NEVER, "rich", "forensics.render.text")) == []
+    assert loaded_after(arguments, (*NEVER, "rich", "forensics.render.text")).modules == []
     document = json.loads(report.read_text())
     assert [test["root_cause"]["rule"] for test in document["tests"]] == ["torch.cuda-oom"]
 
