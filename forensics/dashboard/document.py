@@ -59,6 +59,7 @@ from forensics.store.answers import (
     moment,
     open_window,
     series_changes,
+    window_outcomes,
     window_start,
 )
 from forensics.store.base import Store
@@ -93,6 +94,7 @@ def build(
     now = (now or datetime.now(UTC)).astimezone(UTC).replace(microsecond=0)  # the document keeps seconds
     filters = filters or Filters()
     window = open_window(store, now=now, days=days, filters=filters)
+    executions = window_outcomes(store, window, filters)  # read once: flaky tests and test pages
     histories = cause_histories(store, window)
     window_hits = window.window_hits
     recent: dict[str, list[HitRow]] = defaultdict(list)
@@ -140,8 +142,8 @@ def build(
             returning_after_runs=returning_after_runs,
             series=tuple(one for one in changes if one.latest.at >= moment(window.start)),
         ),
-        flaky=Flaky(min_flips=min_flips, tests=flipping_tests(store, window, filters, min_flips=min_flips)),
-        tests=failing_test_histories(store, window, filters),
+        flaky=Flaky(min_flips=min_flips, tests=flipping_tests(window, executions, min_flips=min_flips)),
+        tests=failing_test_histories(store, window, executions),
     )
 
 

@@ -453,19 +453,30 @@ class FlippingTest:
         return round(self.flips / (self.executions - 1), 4) if self.executions > 1 else 0.0
 
 
+def window_outcomes(store: Store, window: Window, filters: Filters) -> tuple[queries.Outcome, ...]:
+    """Every execution, in the window's runs, of the tests that failed in the window: read once for both
+    `flipping_tests` and `failing_test_histories`. `filters` must be the ones the window was opened with."""
+    return tuple(
+        outcome
+        for outcome in queries.outcomes_of_failing_tests(
+            store, filters, since=window.start, until=window.as_of
+        )
+        if outcome.run_pk in window.runs
+    )
+
+
 def flipping_tests(
-    store: Store, window: Window, filters: Filters, *, min_flips: int = MIN_FLIPS
+    window: Window, executions: Sequence[queries.Outcome], *, min_flips: int = MIN_FLIPS
 ) -> tuple[FlippingTest, ...]:
-    """The window's flaky tests with their flip rate, highest first.
+    """The window's flaky tests with their flip rate, highest first (`executions`: `window_outcomes`).
 
     What `flaky_tests` calls flaky (passed and failed on one commit, a retry included), and what flips
     `min_flips` times or more across runs, both counted per GPU (or per set of runner labels when no GPU is
     known): a test that fails on every A10G run and passes on every L40S run is GPU-bound, not flaky.
     """
     by_test: dict[tuple[str, str], list[queries.Outcome]] = defaultdict(list)
-    for outcome in queries.outcomes_of_failing_tests(store, filters, since=window.start, until=window.as_of):
-        if outcome.run_pk in window.runs:
-            by_test[(outcome.repository, outcome.test_key)].append(outcome)
+    for outcome in executions:
+        by_test[(outcome.repository, outcome.test_key)].append(outcome)
     found = []
     for (repository, _), outcomes in by_test.items():
         tries: dict[frozenset[Fact], list[tuple[str, bool]]] = defaultdict(list)  # GPU → (commit, passed)
@@ -624,26 +635,27 @@ class TestHistory:
     tickets: tuple[tuple[str, str], ...]  # (key, url) its failures linked to, most recent first
 
 
-def failing_test_histories(store: Store, window: Window, filters: Filters) -> tuple[TestHistory, ...]:
+def failing_test_histories(
+    store: Store, window: Window, executions: Sequence[queries.Outcome]
+) -> tuple[TestHistory, ...]:
     """Every test that failed in the window, with a cell for each run of each series it belongs to.
 
     A test is its name, as the dashboard shows it. It belongs to a series when it ran (or was skipped) in at
     least one of the series' runs in the window; a run of that series without it is "not run". Most failing
-    runs first, then by name. `filters` must be the ones the window was opened with.
+    runs first, then by name. `executions`: `window_outcomes` of this window.
     """
     names = {hit.name for hit in window.window_hits}
     if not names:
         return ()
-    outcomes = queries.outcomes_of_failing_tests(store, filters, since=window.start, until=window.as_of)
     series: dict[tuple[str, str, str], list[RunRow]] = defaultdict(list)
     for run in sorted(window.window_runs, key=lambda run: (run.at, run.pk)):
         series[(run.repository, run.workflow, run.branch)].append(run)
     per_test: dict[str, dict[int, list[queries.Outcome]]] = defaultdict(lambda: defaultdict(list))
-    for outcome in outcomes:
-        if outcome.run_pk in window.runs and outcome.name in names:
+    for outcome in executions:
+        if outcome.name in names:
             per_test[outcome.name][outcome.run_pk].append(outcome)
     failing = [
-        outcome.test_pk for outcome in outcomes if outcome.cause_key is not None and outcome.name in names
+        outcome.test_pk for outcome in executions if outcome.cause_key is not None and outcome.name in names
     ]
     tickets_by_test = {pk: finding.tickets for pk, finding in queries.findings(store, failing).items()}
     seen = {run.pk: sighting(run) for members in series.values() for run in members}

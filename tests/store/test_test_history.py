@@ -8,7 +8,7 @@ import pytest
 
 from forensics.dashboard.document import build, parse, to_json
 from forensics.store import Store
-from forensics.store.answers import TestHistory, failing_test_histories, open_window
+from forensics.store.answers import TestHistory, failing_test_histories, open_window, window_outcomes
 from forensics.store.queries import Filters
 from tests.support.nights import (
     FLAKY_TEST,
@@ -35,7 +35,8 @@ def nights(store: Store, night_builder: NightBuilder) -> Store:
 def _histories(store: Store, *, night: int, filters: Filters | None = None) -> dict[str, TestHistory]:
     filters = filters or Filters()
     window = open_window(store, now=after_night(night), days=14, filters=filters)
-    return {test.name: test for test in failing_test_histories(store, window, filters)}
+    outcomes = window_outcomes(store, window, filters)
+    return {test.name: test for test in failing_test_histories(store, window, outcomes)}
 
 
 def _outcomes(test: TestHistory, workflow: str) -> list[str]:
