@@ -32,8 +32,8 @@ from forensics.report.redact import Redactor
 from forensics.sinks.base import MARKER_PREFIX
 
 if TYPE_CHECKING:  # the answer's shape only: annotate never imports the store
-    from forensics.store.answers import Sighting
-    from forensics.store.since_last_run import CauseChange, FlippingTest, SinceLastRun
+    from forensics.store.answers import FlippingTest, Sighting
+    from forensics.store.since_last_run import CauseChange, SinceLastRun
 
 _ZWJ = "\u200d"
 _MENTION = regex.compile(r"@(?=[A-Za-z0-9_])")
@@ -245,10 +245,10 @@ class CommentSections:
             strong("Flaky:"),
             plain(" "),
             code(self.clean.inline(test.name, 300)),
-            plain(f" — flip rate {test.flip_rate:.0%} ({test.flips} flips in {test.outcomes} outcomes)"),
+            plain(f" — flip rate {test.flip_rate:.0%} ({test.flips} flips in {test.executions} tries)"),
+            plain(" · first failed "),
+            *self._sighting(test.first_failed),
         ]
-        if test.first_failed is not None:
-            spans += [plain(" · first failed "), *self._sighting(test.first_failed)]
         return tuple(spans)
 
     def _sighting(self, seen: Sighting) -> list[Span]:

@@ -10,8 +10,8 @@ from forensics.render.common import plural, short_sha
 from forensics.render.markdown_text import inline_code, plain, prose
 
 if TYPE_CHECKING:
-    from forensics.store.answers import Sighting
-    from forensics.store.since_last_run import CauseChange, CommitRange, FlippingTest, SinceLastRun
+    from forensics.store.answers import FlippingTest, Sighting
+    from forensics.store.since_last_run import CauseChange, CommitRange, SinceLastRun
 
 MAX_LISTED = 10
 """Items per list; the overview table marks every new and returning group."""
@@ -53,7 +53,9 @@ def render_since(since: SinceLastRun) -> str:
             if len(changes) > MAX_LISTED:
                 lines.append(f"  - … and {len(changes) - MAX_LISTED} more (marked in the overview)")
     if since.flaky:
-        lines.append(f"- **Flaky tests** (pass and fail on one commit): {len(since.flaky)}")
+        lines.append(
+            f"- **Flaky tests** (pass and fail on one commit and GPU, or flip often): {len(since.flaky)}"
+        )
         lines.extend(f"  - {flaky_line(test)}" for test in since.flaky[:MAX_LISTED])
         if len(since.flaky) > MAX_LISTED:
             lines.append(
@@ -79,14 +81,12 @@ def change_line(change: CauseChange) -> str:
 
 
 def flaky_line(test: FlippingTest) -> str:
-    """`test_x: flip rate 67% (2 flips in 4 outcomes) · first failed run 7`."""
-    text = (
+    """`test_x: flip rate 67% (2 flips in 4 tries) · first failed run 7`."""
+    return (
         f"{inline_code(test.name)}: flip rate {test.flip_rate:.0%} "
-        f"({plural(test.flips, 'flip')} in {plural(test.outcomes, 'outcome')})"
+        f"({plural(test.flips, 'flip')} in {test.executions} {'try' if test.executions == 1 else 'tries'}) "
+        f"· first failed {run_link(test.first_failed)}"
     )
-    if test.first_failed is not None:
-        text += f" · first failed {run_link(test.first_failed)}"
-    return text
 
 
 def run_link(seen: Sighting) -> str:

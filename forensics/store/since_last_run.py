@@ -3,22 +3,31 @@ the ticket comments.
 
 Against the run before it in its series (same repository, workflow and branch): causes new tonight (never
 seen before in the series), returning (seen before, then absent from `quiet_runs` runs or more in a row),
-gone (failed the previous run, not this one), unexplained fingerprints new tonight, and tests that flip
-between pass and fail across the series' recent runs and retries. `series_changes` and `flaky_tests` (what
-`ci-forensics history` shows) decide new, returning, gone and flaky; this module puts them on one run.
+gone (failed the previous run, not this one), unexplained fingerprints new tonight, and the flaky tests of
+this run over the series' recent runs. `series_changes` (what `ci-forensics history` shows) decides new,
+returning and gone, and `flipping_tests` (the dashboard's flaky list) decides flaky, so the step summary, the
+ticket comments and the dashboard agree; this module puts them on one run.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime
-from itertools import pairwise
+from datetime import UTC, datetime
 from typing import Literal
 
 from forensics.model import GroupKind, Report
 from forensics.store import queries
-from forensics.store.answers import Sighting, flaky_tests, series_changes, sighting
+from forensics.store.answers import (
+    Environments,
+    FlippingTest,
+    Sighting,
+    Window,
+    flipping_tests,
+    series_changes,
+    sighting,
+    window_outcomes,
+)
 from forensics.store.base import Store
 from forensics.store.queries import Filters, RunRow
 from forensics.store.writer import run_record
@@ -27,7 +36,6 @@ DEFAULT_QUIET_RUNS = 3
 """A cause absent from this many runs in a row, then back, is `returning` (else it just recurs)."""
 FLAKY_WINDOW_RUNS = 10
 """How many runs of the series (this one included) the flip rate and the flaky tests look at."""
-_FAILING = frozenset({"failed", "broken"})
 
 ChangeStatus = Literal["new", "returning", "gone"]
 
@@ -54,22 +62,6 @@ class CauseChange:
     absent_runs: int | None  # "returning": runs in a row without it before this one
     commits: CommitRange | None  # None when the runs carry no commit, or both ran on one commit
     tickets: tuple[str, ...]  # ticket keys its failing tests (or rule) linked, in the run that counts
-
-
-@dataclass(frozen=True, slots=True)
-class FlippingTest:
-    """A test of this run that passed and failed on one commit (across runs, or through a retry)."""
-
-    name: str
-    flips: int  # pass ↔ fail changes in its outcomes, tries included, oldest first
-    outcomes: int  # pass and fail outcomes counted over the window
-    first_failed: Sighting | None  # the window's first run in which it failed
-    causes: tuple[str, ...]
-
-    @property
-    def flip_rate(self) -> float:
-        """Flips per change of outcome possible: 1.0 alternates every time, 0.0 never changes."""
-        return round(self.flips / (self.outcomes - 1), 4) if self.outcomes > 1 else 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,35 +170,20 @@ def _commits(base: RunRow, head: RunRow) -> CommitRange | None:
 
 
 def _flipping(store: Store, filters: Filters, series: list[RunRow], this: RunRow) -> tuple[FlippingTest, ...]:
-    """The flaky tests (as `history` finds them) over the series' last runs that ran in this run too."""
-    window = series[-FLAKY_WINDOW_RUNS:]
-    flaky = flaky_tests(store, filters, since=window[0].at, until=this.at)
-    if not flaky:
-        return ()
-    names = {test.name for test in flaky}
-    outcomes = queries.outcomes_of_tests(store, [run.pk for run in window], names)
-    ran_now = {row.name for row in outcomes if row.run_pk == this.pk}
-    order = {run.pk: index for index, run in enumerate(window)}
-    sequences: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
-    for row in outcomes:
-        sequences[row.name].append((order[row.run_pk], (*row.previous_statuses, row.status)))
-    causes: dict[str, dict[str, None]] = defaultdict(dict)
-    for test in flaky:
-        causes[test.name].update(dict.fromkeys(test.causes))
-    found = []
-    for name in sorted(names & ran_now):
-        ordered = sorted(sequences[name])
-        marks = [
-            status in _FAILING for _, tries in ordered for status in tries if status in (*_FAILING, "passed")
-        ]
-        first = next((index for index, tries in ordered if any(s in _FAILING for s in tries)), None)
-        found.append(
-            FlippingTest(
-                name=name,
-                flips=sum(1 for before, after in pairwise(marks) if before != after),
-                outcomes=len(marks),
-                first_failed=sighting(window[first]) if first is not None else None,
-                causes=tuple(causes[name]),
-            )
-        )
-    return tuple(sorted(found, key=lambda test: (-test.flip_rate, -test.flips, test.name)))
+    """The flaky tests of this run: the dashboard's answer (`answers.flipping_tests`: passed and failed on one
+    commit and GPU, a retry included, or flipped `MIN_FLIPS` times on one GPU) over the series' last runs,
+    kept to the tests that ran in this run."""
+    runs = series[-FLAKY_WINDOW_RUNS:]
+    pks = [run.pk for run in runs]
+    window = Window(
+        now=datetime.fromtimestamp(this.at, UTC),
+        days=0,
+        start=runs[0].at,
+        as_of=this.at,
+        runs={run.pk: run for run in runs},
+        hits=(),
+        environments=Environments(queries.jobs(store, pks), queries.runner_gpus(store)),
+    )
+    executions = window_outcomes(store, window, filters)
+    ran_now = {outcome.name for outcome in executions if outcome.run_pk == this.pk}
+    return tuple(test for test in flipping_tests(window, executions) if test.name in ran_now)
