@@ -16,6 +16,9 @@ TicketOrigin = Literal["link", "skip-reason", "rule", "option"]
 TestOrigin = Literal["allure", "log"]  # a plain log is analysed as one failing item
 Severity = Literal["warning", "error"]
 GroupKind = Literal["cause", "unexplained"]  # also the kind of a stored finding
+RETURNING_AFTER_RUNS = 3
+"""A cause back after this many runs of its series without it is `returning` (else it just recurs); the
+step summary, ticket comments and dashboard default (`--returning-after`)."""
 InputKind = Literal["directory", "zip", "log", "stdin"]
 
 

@@ -26,7 +26,7 @@ from forensics.annotate import (
     annotate_report,
 )
 from forensics.cli.common import option_group, translate_errors
-from forensics.cli.store_settings import STORE_VARIABLE, StoreSettings
+from forensics.cli.store_settings import RETURNING_AFTER_OPTION, STORE_VARIABLE, StoreSettings
 from forensics.model import Report
 from forensics.render.annotation import render_result, result_to_dict
 from forensics.report.redact import Redactor
@@ -167,6 +167,7 @@ annotate_options = option_group(
     f"or {STORE_VARIABLE} no history is shown): a SQLite file, sqlite:///path or postgresql://user@host/db "
     f"[env {STORE_VARIABLE}].",
 )
+@RETURNING_AFTER_OPTION
 @translate_errors
 def annotate_command(
     report_path: Path,
@@ -176,6 +177,7 @@ def annotate_command(
     output_format: str,
     strict: bool,
     store_location: str | None,
+    returning_after: int,
 ) -> None:
     """Comment each failure's root cause on its Linear, GitHub and Jira tickets (one comment per ticket).
 
@@ -190,7 +192,9 @@ def annotate_command(
     from forensics.usecases.follow_up import store_reads
 
     store = StoreSettings(record=False, location=store_location)
-    with store_reads(report, store=store.open if store.in_use else None, record=False) as reads:
+    with store_reads(
+        report, store=store.open if store.in_use else None, record=False, returning_after=returning_after
+    ) as reads:
         result = annotation.run(report, dry_run=dry_run, history=reads.history, since=reads.since)
     if output_format == "json":
         click.echo(json.dumps(result_to_dict(result), indent=2, ensure_ascii=False))

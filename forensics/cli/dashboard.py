@@ -10,6 +10,7 @@ from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
 from forensics.cli.store_settings import (
+    RETURNING_AFTER_OPTION,
     STORE_VARIABLE,
     default_store_dir,
     filter_options,
@@ -61,6 +62,7 @@ DEFAULT_DAYS = 30
     type=click.Path(dir_okay=False, path_type=Path),
     help="Build from a saved data.json (a dashboard's, or dashboard_data() output) instead of the store.",
 )
+@RETURNING_AFTER_OPTION
 @translate_errors
 def dashboard_command(
     out_dir: Path,
@@ -71,6 +73,7 @@ def dashboard_command(
     branch: str | None,
     split_by: str | None,
     data_file: Path | None,
+    returning_after: int,
 ) -> None:
     """Write the triage dashboard: a static site (index.html, a page per cause, data.json) that opens from a file."""
     filters = Filters(repository=repository, workflow=workflow, branch=branch)
@@ -79,16 +82,26 @@ def dashboard_command(
         # CI_FORENSICS_STORE may be set for other commands; only an explicit --store clashes with --data.
         if click.get_current_context().get_parameter_source("location") == ParameterSource.COMMANDLINE:
             raise click.UsageError("give --store or --data, not both")
-        if days is not None or filters != Filters() or split_by is not None:
+        from_command_line = click.get_current_context().get_parameter_source("returning_after")
+        if (
+            days is not None
+            or filters != Filters()
+            or split_by is not None
+            or from_command_line == ParameterSource.COMMANDLINE
+        ):
             raise click.UsageError(
-                "--days, --repo, --workflow, --branch and --split-by apply to --store; "
+                "--days, --repo, --workflow, --branch, --split-by and --returning-after apply to --store; "
                 "a data.json has its window and scope already"
             )
         origin = str(data_file)
         written = write_dashboard(read_data_file(data_file), out_dir, source=origin, redactor=redactor)
     else:
         documents, origin = _from_store(
-            location, days=days or DEFAULT_DAYS, filters=filters, split_by=_SPLIT_BY.get(split_by or "")
+            location,
+            days=days or DEFAULT_DAYS,
+            filters=filters,
+            split_by=_SPLIT_BY.get(split_by or ""),
+            returning_after=returning_after,
         )
         written = write_scoped_dashboards(documents, out_dir, source=origin, redactor=redactor)
     pages = [path for path in written if path.parent == out_dir / CAUSES]
@@ -107,15 +120,19 @@ _SPLIT_BY: dict[str, SplitBy] = {"repo": "repository", "workflow": "workflow", "
 
 
 def _from_store(
-    location: str | None, *, days: int, filters: Filters, split_by: SplitBy | None
+    location: str | None, *, days: int, filters: Filters, split_by: SplitBy | None, returning_after: int
 ) -> tuple[list[tuple[str, Dashboard]], str]:
     with open_store(location, default_dir=default_store_dir(), mode="read") as store:  # never creates one
         refuse_unknown(unknown_values(store, filters))
         warn_skipped_rows(store)
         if split_by is None:
-            documents = [("", build(store, days=days, filters=filters))]
+            documents = [("", build(store, days=days, filters=filters, returning_after_runs=returning_after))]
         else:
-            documents = list(build_scopes(store, split_by=split_by, days=days, filters=filters))
+            documents = list(
+                build_scopes(
+                    store, split_by=split_by, days=days, filters=filters, returning_after_runs=returning_after
+                )
+            )
         scope = scope_label(filters)
         return (
             documents,

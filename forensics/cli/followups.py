@@ -55,6 +55,7 @@ def finish_report(
         redactor=redactor,
         summarize=settings.write_summary if settings.summary_output is not None else None,
         annotate=annotate if annotation is not None else None,
+        returning_after=store.returning_after,
     )
     show_follow_up(done, annotate_output=annotate_output)
     if done.code:

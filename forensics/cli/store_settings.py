@@ -16,7 +16,7 @@ import click
 
 from forensics.cli.common import option_group
 from forensics.errors import ConfigError
-from forensics.model import Report
+from forensics.model import RETURNING_AFTER_RUNS, Report
 
 if TYPE_CHECKING:
     from forensics.annotate import History
@@ -40,6 +40,7 @@ class StoreSettings:
 
     record: bool
     location: str | None = field(repr=False)  # a postgresql:// URL may carry a password
+    returning_after: int = RETURNING_AFTER_RUNS  # runs without a cause before it counts as returning
 
     def open(self, mode: OpenMode = "create") -> Store:
         """The store, opened as `mode` allows: "create" (the default, for recording) creates and migrates it."""
@@ -61,6 +62,17 @@ class StoreSettings:
             yield history
 
 
+RETURNING_AFTER_OPTION = click.option(
+    "--returning-after",
+    "returning_after",
+    type=click.IntRange(min=1),
+    default=RETURNING_AFTER_RUNS,
+    show_default=True,
+    metavar="RUNS",
+    help="With a store: a cause back after this many runs of its series without it is 'returning' "
+    "(else it just recurs), in the step summary, ticket comments and dashboard.",
+)
+
 STORE_OPTION = click.option(
     "--store",
     "store_location",
@@ -75,11 +87,14 @@ store_options = option_group(
     (
         click.option("--record", is_flag=True, help="Save the report into the history store (see --store)."),
         STORE_OPTION,
+        RETURNING_AFTER_OPTION,
     ),
     into="store_settings",
-    build=lambda record, store_location: StoreSettings(record=record, location=store_location),
+    build=lambda record, store_location, returning_after: StoreSettings(
+        record=record, location=store_location, returning_after=returning_after
+    ),
 )
-"""Add --record and --store; the command receives them as one `store_settings: StoreSettings`."""
+"""Add --record, --store and --returning-after; the command receives them as one `store_settings: StoreSettings`."""
 
 
 def warn_skipped_rows(store: Store) -> None:

@@ -32,7 +32,7 @@ from forensics.dashboard.model import (
 from forensics.errors import ResultsError
 from forensics.inputs.archive import open_regular
 from forensics.inputs.tickets import system_of
-from forensics.model import TICKET_SYSTEMS, Evidence, ExcerptLine, GroupKind, Ticket
+from forensics.model import RETURNING_AFTER_RUNS, TICKET_SYSTEMS, Evidence, ExcerptLine, GroupKind, Ticket
 from forensics.render.answer_json import iso, share_to_dict, sighting_to_dict
 from forensics.store import queries
 from forensics.store.answers import (
@@ -69,7 +69,6 @@ from forensics.store.writer import LOCAL_PROVIDER
 SCHEMA_VERSION = "1.1"  # 1.1: scope, since_last_run, flaky, tests run and pass rate, a ticket's system
 SUPPORTED_MAJOR = "1"
 MAX_EXAMPLES = 3
-RETURNING_AFTER_RUNS = 3  # a cause back after this many runs of its workflow without it is "returning"
 MATRIX_DIMENSIONS = ("gpu_model", "gpu_memory", "runner_label", "runner")  # the first with two values wins
 MAX_DATA_BYTES = 512 * 1024 * 1024  # a data.json of years of nightlies is a few MiB
 _DIGITS = regex.compile(r"(\d+)")
@@ -158,6 +157,7 @@ def build_scopes(
     now: datetime | None = None,
     days: int = 30,
     filters: Filters | None = None,
+    returning_after_runs: int = RETURNING_AFTER_RUNS,
 ) -> tuple[tuple[str, Dashboard], ...]:
     """The whole scope first ("All workflows", …), then one document per repository, workflow or branch that
     ran in the window: what a site with a scope switcher shows (`write_scoped_dashboards`)."""
@@ -167,9 +167,21 @@ def build_scopes(
     values = sorted(
         {getattr(run, split_by) for run in queries.runs(store, filters) if start <= run.at <= as_of}
     )
-    documents = [(_ALL[split_by], build(store, now=now, days=days, filters=filters))]
+    returning = returning_after_runs
+    documents = [
+        (_ALL[split_by], build(store, now=now, days=days, filters=filters, returning_after_runs=returning))
+    ]
     documents += [
-        (value or "(none)", build(store, now=now, days=days, filters=replace(filters, **{split_by: value})))
+        (
+            value or "(none)",
+            build(
+                store,
+                now=now,
+                days=days,
+                filters=replace(filters, **{split_by: value}),
+                returning_after_runs=returning,
+            ),
+        )
         for value in values
     ]
     return tuple(documents)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
 
-from forensics.model import GroupKind, Report
+from forensics.model import RETURNING_AFTER_RUNS, GroupKind, Report
 from forensics.store import queries
 from forensics.store.answers import (
     Environments,
@@ -32,7 +32,7 @@ from forensics.store.base import Store
 from forensics.store.queries import Filters, RunRow
 from forensics.store.writer import run_record
 
-DEFAULT_QUIET_RUNS = 3
+DEFAULT_QUIET_RUNS = RETURNING_AFTER_RUNS
 """A cause absent from this many runs in a row, then back, is `returning` (else it just recurs)."""
 FLAKY_WINDOW_RUNS = 10
 """How many runs of the series (this one included) the flip rate and the flaky tests look at."""

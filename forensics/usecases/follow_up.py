@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from forensics.errors import StoreError, StoreNotFoundError
-from forensics.model import Report
+from forensics.model import RETURNING_AFTER_RUNS, Report
 from forensics.report.redact import Redactor, redact_report
 from forensics.usecases.exit_code import ExitCode, exit_code
 
@@ -71,6 +71,7 @@ def follow_up(
     summarize: Summarize | None = None,
     annotate: Annotate | None = None,
     now: datetime | None = None,
+    returning_after: int = RETURNING_AFTER_RUNS,
 ) -> FollowUp:
     """Write the report, check it, record it (`record`), write its step summary (`summarize`), annotate its
     tickets (`annotate`); say what happened.
@@ -95,7 +96,9 @@ def follow_up(
         # the summary alone never opens a store that neither recording nor the tickets use
         usable = store if not problems and (record or annotate is not None) else None
         try:
-            with store_reads(report, store=usable, record=record, now=now) as reads:
+            with store_reads(
+                report, store=usable, record=record, now=now, returning_after=returning_after
+            ) as reads:
                 since = reads.since
                 if summarize is not None:
                     summarize(report, since)
@@ -145,7 +148,13 @@ class StoreReads:
 
 @contextmanager
 def store_reads(
-    report: Report, *, store: OpenStore | None, record: bool, now: datetime | None = None, since: bool = True
+    report: Report,
+    *,
+    store: OpenStore | None,
+    record: bool,
+    now: datetime | None = None,
+    since: bool = True,
+    returning_after: int = RETURNING_AFTER_RUNS,
 ) -> Iterator[StoreReads]:
     """The causes' history (first/last seen, 24 h / 7 d / 30 d counts) and what changed since the last run,
     when a store is in use; the store stays open for the history's lookups until the block ends.
@@ -169,7 +178,7 @@ def store_reads(
     with opened:
         yield StoreReads(
             history=lambda key: cause_stats(opened, key=key, repository=repository, now=when),
-            since=since_last_run(opened, report, now=when) if since else None,
+            since=since_last_run(opened, report, now=when, quiet_runs=returning_after) if since else None,
         )
 
 

@@ -285,3 +285,49 @@ def test_render_caps_the_markdown_it_writes(tmp_path: Path) -> None:
     assert "Left out" not in whole.stdout and whole.stdout.count("<details>") == 5
     bad = runner.invoke(main, ["render", str(report), "--format", "markdown", "--summary-max-bytes", "lots"])
     assert bad.exit_code == 2 and "is not a size like 512MiB or 2G" in bad.output
+
+
+def test_returning_after_sets_how_many_runs_without_a_cause_make_it_returning(tmp_path: Path) -> None:
+    store = tmp_path / "history.sqlite3"
+    nights = iter(range(100))
+    runner = CliRunner()
+
+    def analyze(error: str, *more: str) -> str:
+        log, summary = tmp_path / "night.log", tmp_path / "summary.md"
+        log.write_text(f"night {next(nights)}\n{error}\n")  # each night its own run
+        outputs = ("--format", "json", "-o", str(tmp_path / "r.json"), "--summary-output", str(summary))
+        done = runner.invoke(
+            main,
+            ["analyze", str(log), *outputs, "--record", "--store", str(store), *more],
+            catch_exceptions=False,
+        )
+        assert done.exit_code == 0, done.output
+        return summary.read_text(encoding="utf-8")
+
+    amber, sniffio = (
+        "RuntimeError: the amber anchor refused the lease",
+        "E   ModuleNotFoundError: No module named 'x'",
+    )
+    for error in (amber, sniffio, sniffio):
+        analyze(error)
+    # the amber cause is back after 2 runs without it: "returning" only when 2 runs are enough
+    assert "Returning" not in analyze(amber)  # the default, 3
+    for error in (sniffio, sniffio):
+        analyze(error)
+    back = analyze(amber, "--returning-after", "2")
+    assert "- **Returning (absent 2 runs or more):** 1\n  - `RuntimeError: the amber anchor" in back
+
+    site = tmp_path / "site"
+    for runs, status in (("2", "returning"), ("3", "recurring")):
+        done = runner.invoke(
+            main, ["dashboard", "--store", str(store), "--out", str(site), "--returning-after", runs]
+        )
+        assert done.exit_code == 0, done.output
+        since = json.loads((site / "data.json").read_text(encoding="utf-8"))["since_last_run"]
+        assert since["returning_after_runs"] == int(runs)
+        [series] = since["series"]
+        assert {change["status"] for change in series["changes"]} >= {status}, series["changes"]
+    refused = runner.invoke(
+        main, ["dashboard", "--data", str(site / "data.json"), "--out", str(site), "--returning-after", "2"]
+    )
+    assert refused.exit_code == 2 and "--returning-after apply to --store" in refused.output
