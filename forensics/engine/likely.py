@@ -4,8 +4,9 @@ Read in log order, the first fatal event wins: the deepest exception of the earl
 (the first traceback of a chain is the deepest), a Rust panic, `Fatal Python error`, a failed C/C++ assertion, a
 fatal signal. Without one, the first ERROR/FATAL/CRITICAL line, then the first line that words a failure. Wrappers
 (lines a symptom rule names, `RayTaskError(…)`, "see root cause above") only count when nothing else is there, or
-when what else is there comes after a wrapper that points above itself. Tracebacks are followed per process tag, since multi-process logs interleave them. It never explains a failure: it is a
-pointer, kept apart from root causes (docs/likely-cause.md lists every refinement).
+when what else is there comes after a wrapper that points above itself. Tracebacks are followed per process tag,
+since multi-process logs interleave them. It never explains a failure: it is a pointer, kept apart from root
+causes (docs/likely-cause.md lists every refinement).
 
 This module is the picker: `LikelyCausePicker` takes lines in order, `pick_likely_cause` feeds it every line
 and is the reference a test holds the fast reader to. How a log is read (`pick_likely_cause_in_blocks`: RE2
