@@ -153,6 +153,15 @@ def test_near_misses_of_the_sixth_round() -> None:
         1,
         LikelyReason.WRAPPER,
     )
+    # in pytest's report the process's captured output comes after the wrapper: its error line is still the answer
+    report = [
+        f"E       {above}",
+        "------------------------------ Captured stderr call ------------------------------",
+        "ERROR 03-13 06:55:20 [core.py:1] EngineCore failed to start: disk quota exceeded",
+    ]
+    assert _line(report) == (3, LikelyReason.ERROR_LINE)
+    fast = pick_likely_cause_in_blocks(["\n".join(report).encode()])  # the fast reader sees the header too
+    assert fast is not None and fast.line == 3
     # a wrapper that does not point above keeps yielding to a later error line
     assert _line(["ray.exceptions.RayTaskError(ValueError): boom", "ERROR: disk full"]) == (
         2,

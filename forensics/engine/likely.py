@@ -170,8 +170,10 @@ _PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR at (?:setup|teardown) of \S.* _+$")
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
 _QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
-# A wrapper that points above itself for the cause: lines after it are not that cause.
+# A wrapper that points above itself for the cause: lines after it are not that cause, unless pytest's report put
+# the process's captured output after it (`----- Captured stderr call -----`): what came first is printed below.
 _POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNORECASE)
+_PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
@@ -247,6 +249,7 @@ class LikelyCausePicker:
         self._fallback: list[_Candidate] = []  # the first error line, the first wrapper
         self._open: list[_Candidate] = []  # candidates still collecting their following lines
         self._terminate: int | None = None  # line of a C++ "terminate called …" waiting for its what()
+        self._captured: list[int] = []  # lines of pytest's `--- Captured stderr call ---` headers
 
     @property
     def done(self) -> bool:
@@ -292,6 +295,9 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         if _NOT_A_CAUSE.search(message):
+            return
+        if _PYTEST_CAPTURED.match(message):
+            self._captured.append(number)
             return
         if self._never_a_frame(number, shown, message):
             return
@@ -476,6 +482,7 @@ class LikelyCausePicker:
             and wrapper is not None
             and wrapper.line < first_error.line
             and _POINTS_ABOVE.search(wrapper.text) is not None
+            and not any(wrapper.line < captured < first_error.line for captured in self._captured)
         )
 
     def result(self) -> LikelyLine | None:
