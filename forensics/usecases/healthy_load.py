@@ -35,8 +35,9 @@ class HealthySample:
     @classmethod
     def read(cls, paths: Sequence[Path] = ()) -> HealthySample:
         """The given files together, or the shipped sample when none is given."""
-        data = b"".join(path.read_bytes() for path in paths) if paths else HEALTHY_SAMPLE.read_bytes()
-        return cls(tuple(line for line in data.split(b"\n") if line), len(data))
+        files = [path.read_bytes() for path in paths] if paths else [HEALTHY_SAMPLE.read_bytes()]
+        lines = tuple(line for data in files for line in data.split(b"\n") if line)
+        return cls(lines, sum(len(data) for data in files))
 
     @property
     def mib(self) -> float:
