@@ -15,8 +15,9 @@ from forensics.render.json_report import render_json
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules, parse_rules
 from forensics.rules.model import RuleProblem, RuleSet
+from forensics.samples import HEALTHY_TRAFFIC
 from forensics.usecases.backtest import backtest
-from forensics.usecases.healthy_load import HEALTHY_SAMPLE, MAX_CANDIDATES_PER_MIB, HealthySample, rule_load
+from forensics.usecases.healthy_load import MAX_CANDIDATES_PER_MIB, HealthySample, rule_load
 from forensics.usecases.lint import lint
 from forensics.usecases.selftest import scan_example
 from forensics.usecases.suggest import draft_rule, suggest
@@ -53,7 +54,7 @@ def test_lint_warns_of_literals_that_healthy_traffic_holds(tmp_path: Path) -> No
     assert [(f.rule_id, f.path, f.severity) for f in findings] == [("x.graphs", str(path), "warning")]
     message = findings[0].message
     assert "'enginecore' in requires[1]" in message and "lines a MiB of healthy traffic" in message
-    load = rule_load(load_rules([path], include_shipped=False).rules[0], HealthySample.read())
+    load = rule_load(load_rules([path], include_shipped=False).rules[0], HealthySample.of())
     assert load.per_mib > 1000 > MAX_CANDIDATES_PER_MIB  # measured: 1,071 lines a MiB of the shipped sample
     assert load.literals[0].literal == "enginecore" and load.literals[0].where == "requires[1]"
 
@@ -87,10 +88,10 @@ def test_rules_lint_measures_the_users_own_healthy_traffic(tmp_path: Path) -> No
 
 
 def test_the_shipped_healthy_sample_holds_no_failure_a_rule_names(rule_pack: RuleSet) -> None:
-    sample = HealthySample.read()
+    sample = HealthySample.of()
     assert len(sample.lines) > 1000 and sample.size < 256 * 1024
     compiled = CompiledRules(rule_pack)
-    log = scan_example(HEALTHY_SAMPLE.read_text(encoding="utf-8"), compiled, name="healthy")
+    log = scan_example(HEALTHY_TRAFFIC.read_text(encoding="utf-8"), compiled, name="healthy")
     assert matched_rules([log], compiled) == {}
 
 

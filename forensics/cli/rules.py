@@ -74,7 +74,8 @@ def rules_lint_command(paths: tuple[Path, ...], strict: bool, healthy: tuple[Pat
     """Check rules: schema, duplicate ids, examples, slow patterns, literals healthy traffic holds, missing near
     misses, equal-priority overlaps."""
     with step_progress("rules lint") as progress:
-        findings = lint(paths, include_shipped=not paths, healthy=healthy, progress=progress)
+        traffic = [path.read_bytes() for path in healthy]
+        findings = lint(paths, include_shipped=not paths, healthy=traffic, progress=progress)
     console = Console(highlight=False)
     for finding in findings:
         console.out(

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from forensics.rules.literals import required_literals
 from forensics.rules.model import Rule, RulePattern
+from forensics.samples import healthy_traffic
 
-HEALTHY_SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "healthy-traffic.log"
 # On the shipped sample the pack's worst rule makes 50 lines a MiB candidates and the whole pack 63 together; the
 # reverted `requires` made 1,071. One rule over this costs every healthy log a visible share of the scan's speed.
 MAX_CANDIDATES_PER_MIB = 200.0
@@ -33,9 +32,9 @@ class HealthySample:
     size: int
 
     @classmethod
-    def read(cls, paths: Sequence[Path] = ()) -> HealthySample:
-        """The given files together, or the shipped sample when none is given."""
-        files = [path.read_bytes() for path in paths] if paths else [HEALTHY_SAMPLE.read_bytes()]
+    def of(cls, files: Sequence[bytes] = ()) -> HealthySample:
+        """The contents of the given files together, or the shipped sample when none is given."""
+        files = files or [healthy_traffic()]
         lines = tuple(line for data in files for line in data.split(b"\n") if line)
         return cls(lines, sum(len(data) for data in files))
 

@@ -50,13 +50,13 @@ def lint(
     include_shipped: bool = True,
     line_bytes: int = PATHOLOGICAL_LINE_BYTES,
     timeout: float = 1.0,
-    healthy: Sequence[Path] = (),
+    healthy: Sequence[bytes] = (),
     healthy_threshold: float = MAX_CANDIDATES_PER_MIB,
     progress: StepProgress | None = None,
 ) -> list[LintFinding]:
     """Every finding over the given rule files (and the shipped pack unless excluded).
 
-    `healthy`: files of healthy traffic to measure the rules' pre-filter literals on (default: the shipped
+    `healthy`: the contents of files of healthy traffic to measure the rules' pre-filter literals on (default: the shipped
     sample); a rule whose literals make more than `healthy_threshold` lines a MiB of it candidates is warned of.
     `progress` hears of each rule as it is checked (a pack takes seconds: each pattern meets 1 MB lines).
     """
@@ -70,7 +70,7 @@ def lint(
     if progress is not None:
         progress("equal-priority overlaps", steps - 1, steps)
     findings.extend(_ambiguities(rules))
-    sample = HealthySample.read(healthy)
+    sample = HealthySample.of(healthy)
     findings.extend(
         _heavy_finding(load, healthy_threshold)
         for load in heavy_rules(rules, sample, threshold=healthy_threshold)
