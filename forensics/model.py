@@ -186,6 +186,7 @@ class LikelyReason(StrEnum):
     CPP_EXCEPTION = "uncaught C++ exception"
     PANIC = "panic"
     FATAL_PYTHON = "fatal Python error"
+    ASSERTION = "failed native assertion"
     SIGNAL = "fatal signal"
     ERROR_LINE = "first error line"
     FAILURE_LINE = "first line that reports a failure"

@@ -36,6 +36,8 @@ NEVER = (
     "forensics.sinks",
     "forensics.sources",
     "forensics.usecases.backtest",
+    "forensics.usecases.lint",
+    "forensics.usecases.healthy_load",
     "multiprocessing",
     "concurrent.futures",
     "tomllib",

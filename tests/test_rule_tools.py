@@ -9,12 +9,17 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from forensics.cli.main import main
+from forensics.engine.scanner import CompiledRules
+from forensics.engine.verdict import matched_rules
 from forensics.render.json_report import render_json
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules, parse_rules
 from forensics.rules.model import RuleProblem, RuleSet
+from forensics.samples import HEALTHY_TRAFFIC
 from forensics.usecases.backtest import backtest
+from forensics.usecases.healthy_load import MAX_CANDIDATES_PER_MIB, HealthySample, rule_load
 from forensics.usecases.lint import lint
+from forensics.usecases.selftest import scan_example
 from forensics.usecases.suggest import draft_rule, suggest
 from tests.support.rulebook import rule_toml, rules_from
 
@@ -23,6 +28,71 @@ def test_the_shipped_pack_lints_clean() -> None:
     findings = lint()
     assert [f for f in findings if f.severity == "error"] == []
     assert [f for f in findings if f.check == "near-misses"] == []
+    assert [f for f in findings if f.check == "healthy-load"] == []  # no rule's literals hold healthy traffic
+
+
+# The co-condition the fifth round gave vllm.cuda-graph-capture-failed and 1844803 reverted: its words are on most
+# lines of healthy serving traffic, so the pre-filter sent 1,600 lines a MiB to Python instead of ~50.
+REVERTED_REQUIRES = "requires = ['''(?i)vllm|sglang|cuda[ _-]?graph|EngineCore|Capture cuda graph''']"
+
+
+def test_lint_warns_of_literals_that_healthy_traffic_holds(tmp_path: Path) -> None:
+    path = tmp_path / "graphs.toml"
+    path.write_text(
+        rule_toml("x.graphs", "Capture cuda graph failed", extra=REVERTED_REQUIRES)
+        + "[[rule.near_misses]]\ntext = 'Capture cuda graph begin'\n"
+        + rule_toml(
+            "x.anchored",
+            "Capture cuda graph failed",
+            extra="requires = ['''CUDA error: operation not permitted when stream is capturing''']",
+        )
+        + "[[rule.near_misses]]\ntext = 'Capture cuda graph begin'\n"
+    )
+    findings = [
+        f for f in lint([path], include_shipped=False, line_bytes=10_000) if f.check == "healthy-load"
+    ]
+    assert [(f.rule_id, f.path, f.severity) for f in findings] == [("x.graphs", str(path), "warning")]
+    message = findings[0].message
+    assert "'enginecore' in requires[1]" in message and "lines a MiB of healthy traffic" in message
+    load = rule_load(load_rules([path], include_shipped=False).rules[0], HealthySample.of())
+    assert load.per_mib > 1000 > MAX_CANDIDATES_PER_MIB  # measured: 1,071 lines a MiB of the shipped sample
+    assert load.literals[0].literal == "enginecore" and load.literals[0].where == "requires[1]"
+
+
+def test_rules_lint_measures_the_users_own_healthy_traffic(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    example = "Decode batch failed\ncuda graph: True"
+    path.write_text(
+        rule_toml(
+            "x.batch", "Decode batch failed", extra="requires = ['''cuda graph: True''']", example=example
+        )
+        + "[[rule.near_misses]]\ntext = 'Decode batch.'\n"
+    )
+    sglang = tmp_path / "sglang.log"  # the SGLang scheduler's line, one per decode step on a busy server
+    line = "[2025-09-13 09:09:15 TP0] Decode batch. #running-req: 4, #token: 9071, cuda graph: True\n"
+    sglang.write_text(line * 50)
+    quiet = tmp_path / "quiet.log"
+    quiet.write_text('INFO:     127.0.0.1:57122 - "POST /v1/chat/completions HTTP/1.1" 200 OK\n' * 50)
+
+    def lint_output(*arguments: str) -> tuple[int, str]:
+        result = CliRunner().invoke(main, ["rules", "lint", str(path), *arguments])
+        return result.exit_code, result.output
+
+    code, output = lint_output()  # the shipped sample holds one SGLang decode line in 1,253
+    assert (code, "healthy-load" in output) == (0, False), output
+    code, output = lint_output("--healthy", str(quiet), "--healthy", str(sglang))
+    assert code == 0 and "healthy-load" in output and "x.batch" in output, output
+    assert "'cuda graph: True' in requires[1]" in output
+    assert lint_output("--healthy", str(sglang), "--strict")[0] == 3  # a warning: only --strict fails on it
+    assert "healthy-load" not in lint_output("--healthy", str(quiet))[1]
+
+
+def test_the_shipped_healthy_sample_holds_no_failure_a_rule_names(rule_pack: RuleSet) -> None:
+    sample = HealthySample.of()
+    assert len(sample.lines) > 1000 and sample.size < 256 * 1024
+    compiled = CompiledRules(rule_pack)
+    log = scan_example(HEALTHY_TRAFFIC.read_text(encoding="utf-8"), compiled, name="healthy")
+    assert matched_rules([log], compiled) == {}
 
 
 def test_lint_finds_backtracking_missing_near_misses_no_literal_and_ties(tmp_path: Path) -> None:

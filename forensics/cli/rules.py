@@ -61,11 +61,21 @@ def rules_test_command(paths: tuple[Path, ...], verbose: bool) -> None:
 @rules_group.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path), metavar="[PATH...]")
 @click.option("--strict", is_flag=True, help="Exit 3 on warnings too.")
+@click.option(
+    "--healthy",
+    "healthy",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Healthy logs of your own to measure the pre-filter literals on (repeatable; default: the shipped sample).",
+)
 @translate_errors
-def rules_lint_command(paths: tuple[Path, ...], strict: bool) -> None:
-    """Check rules: schema, duplicate ids, examples, slow patterns, missing near misses, equal-priority overlaps."""
+def rules_lint_command(paths: tuple[Path, ...], strict: bool, healthy: tuple[Path, ...]) -> None:
+    """Check rules: schema, duplicate ids, examples, slow patterns, literals healthy traffic holds, missing near
+    misses, equal-priority overlaps."""
     with step_progress("rules lint") as progress:
-        findings = lint(paths, include_shipped=not paths, progress=progress)
+        traffic = [path.read_bytes() for path in healthy]
+        findings = lint(paths, include_shipped=not paths, healthy=traffic, progress=progress)
     console = Console(highlight=False)
     for finding in findings:
         console.out(

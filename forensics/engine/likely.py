@@ -1,11 +1,12 @@
 """The likely cause of a failure no rule explains: the single line a person would look at first.
 
 Read in log order, the first fatal event wins: the deepest exception of the earliest fatal Python traceback
-(the first traceback of a chain is the deepest), a Rust panic, `Fatal Python error`, a fatal signal. Without
-one, the first ERROR/FATAL/CRITICAL line, then the first line that words a failure. Wrappers (lines a symptom
-rule names, `RayTaskError(…)`, "see root cause above") only count when nothing else is there. Tracebacks are
-followed per process tag, since multi-process logs interleave them. It never explains a failure: it is a
-pointer, kept apart from root causes (docs/likely-cause.md lists every refinement).
+(the first traceback of a chain is the deepest), a Rust panic, `Fatal Python error`, a failed C/C++ assertion, a
+fatal signal. Without one, the first ERROR/FATAL/CRITICAL line, then the first line that words a failure. Wrappers
+(lines a symptom rule names, `RayTaskError(…)`, "see root cause above") only count when nothing else is there, or
+when what else is there comes after a wrapper that points above itself. Tracebacks are followed per process tag,
+since multi-process logs interleave them. It never explains a failure: it is a pointer, kept apart from root
+causes (docs/likely-cause.md lists every refinement).
 
 This module is the picker: `LikelyCausePicker` takes lines in order, `pick_likely_cause` feeds it every line
 and is the reference a test holds the fast reader to. How a log is read (`pick_likely_cause_in_blocks`: RE2
@@ -37,6 +38,7 @@ FATAL_REASONS = frozenset(
         LikelyReason.CPP_EXCEPTION,
         LikelyReason.PANIC,
         LikelyReason.FATAL_PYTHON,
+        LikelyReason.ASSERTION,
         LikelyReason.SIGNAL,
     }
 )
@@ -68,10 +70,13 @@ _PANIC = GatedRegex(
     r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: |^panicked at (?:'|[\w./\\-]+\.rs:\d+:\d+)"
 )
 _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
+# A C/C++ assertion that failed: the process aborts on its own (glibc's `file.c:10: f: Assertion `x' failed.`,
+# llama.cpp's `GGML_ASSERT(x) failed`); the `Aborted` / `zsh: abort` that follows is its consequence.
+_NATIVE_ASSERT = GatedRegex(r"\bAssertion `.*' failed\.|\bGGML_ASSERT\(.*\) failed\b")
 _SIGNAL = AnyOf(  # only asked whether it matches
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
-    | Segmentation\ fault | \(core\ dumped\) | ^Aborted$
+    | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
     | \bSignal\ \d+\ \(SIG\w+\)\ received
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
@@ -125,6 +130,10 @@ _FATAL_PHRASE = GatedRegex(
     r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
+# PyTorch < 1.0's CUDA check (`THCudaCheck FAIL file=… error=46 : all CUDA-capable devices are busy`), printed
+# before the traceback whose `RuntimeError: cuda runtime error (46)` restates it: an error line, which that
+# exception beats, and the answer when the excerpt lost it.
+_ERROR_PHRASE = GatedRegex(r"\bTHCudaCheck FAIL\b")
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
 _NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
@@ -138,6 +147,7 @@ _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # an assignment from a call. Never the failure, whatever level its header shows.
 _QUOTED_SOURCE = LazyRegex(
     r"^(?:>\s{2,}|(?:raise|return|await|yield)\s)|^[\w.\[\]'\"]+(?:\s*,\s*[\w.]+)*\s=\s(?:await\s+)?[\w.]+\("
+    r"|^-+>\s*\d+\s+\S|^\d+\s{2,}\S"  # IPython's numbered source (`    592    raise …`, `--> 594    raise …`)
 )
 # pytest's short test summary (`FAILED path::test - AssertionError: …`) recaps an exception shown in full
 # elsewhere: when the same exception line follows, that one (with its excerpt) is the answer.
@@ -149,6 +159,21 @@ _LITERAL = r"(?:-?[\d.]+(?:e[-+]?\d+)?|'[^']*'|\"[^\"]*\"|True|False|None|\(\)|\
 _ASSERT_EXPLANATION = LazyRegex(
     rf"^(?:>\s+)?assert\s+(?:not\s+)?{_LITERAL}(?:\s*(?:==|!=|<=|>=|<|>|\bin\b|\bnot in\b|\bis\b|\bis not\b)\s*{_LITERAL})*\s*$"
 )
+# pytest's crash location (`tests/test_x.py:56: AssertionError`): the last line of a `--tb=long` traceback, alone
+# when only the locations were kept. An exception line.
+_PYTEST_LOCATION = LazyRegex(
+    r"^[\w./\\-]+\.py:\d+: (?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Failed|Interrupt|Exit)$"
+)
+# pytest's header of a test that errored outside its body (`____ ERROR at setup of test_x[a] ____`): a failure
+# line, chosen only when the log holds no error line (the `E   …` lines under it say more).
+_PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR at (?:setup|teardown) of \S.* _+$")
+# A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
+# hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
+_QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
+# A wrapper that points above itself for the cause: lines after it are not that cause, unless pytest's report put
+# the process's captured output after it (`----- Captured stderr call -----`): what came first is printed below.
+_POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNORECASE)
+_PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
@@ -159,7 +184,7 @@ _CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|asse
 _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
-    r"|already in use|no space left)\b",
+    r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*)\b",
     regex.IGNORECASE,
 )
 _ERROR_LIKE = GatedRegex(
@@ -198,6 +223,7 @@ class _Candidate:
     before: list[ExcerptLine]
     after: list[ExcerptLine] = field(default_factory=list)
     announces: bool = False  # an error line right above a traceback of its process: `logger.exception(msg)`
+    quotes_output: bool = False  # it ends quoting a command's stderr, which goes on below it
 
 
 @dataclass
@@ -223,6 +249,7 @@ class LikelyCausePicker:
         self._fallback: list[_Candidate] = []  # the first error line, the first wrapper
         self._open: list[_Candidate] = []  # candidates still collecting their following lines
         self._terminate: int | None = None  # line of a C++ "terminate called …" waiting for its what()
+        self._captured: list[int] = []  # lines of pytest's `--- Captured stderr call ---` headers
 
     @property
     def done(self) -> bool:
@@ -268,6 +295,9 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         if _NOT_A_CAUSE.search(message):
+            return
+        if _PYTEST_CAPTURED.match(message):
+            self._captured.append(number)
             return
         if self._never_a_frame(number, shown, message):
             return
@@ -319,15 +349,26 @@ class LikelyCausePicker:
         elif not quiet and (
             _EXCEPTION_ANYWHERE.search(message)
             or _FATAL_PHRASE.search(message)
-            or (message.endswith(":") and _is_exception_line(message))  # `AssertionError:` then its message
+            or (_PYTEST_LOCATION.match(message) and not self._restates(message))
+            or (
+                message.endswith(":") and _names_an_exception_class(message)
+            )  # `AssertionError:` then its message
         ):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
-        elif normalized.level is Level.ERROR and not _FRAME_NOISE.match(message):
+        elif (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message)) or _ERROR_PHRASE.search(
+            message
+        ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
-        elif (
-            normalized.level is not Level.INFO and _FAILURE_WORDS.search(message) and not _CODE.found(message)
+        elif normalized.level is not Level.INFO and (
+            (_FAILURE_WORDS.search(message) and not _CODE.found(message))
+            or _PYTEST_ERROR_HEADER.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
+
+    def _restates(self, location: str) -> bool:
+        """pytest's crash location restates an exception its `E   …` lines named above (a wrapper kept aside)."""
+        name = location.rsplit(": ", 1)[-1].rsplit(".", 1)[-1]
+        return any(name in candidate.text for candidate in self._fallback)
 
     def _never_a_frame(self, number: int, shown: str, message: str) -> bool:
         """Lines no traceback holds (a panic, a C++ terminate, a fatal Python error): handled first."""
@@ -340,6 +381,8 @@ class LikelyCausePicker:
             self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
             self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
+        elif _NATIVE_ASSERT.search(message):
+            self._event(number, shown, message, LikelyReason.ASSERTION)
         else:
             return False
         return True
@@ -365,6 +408,9 @@ class LikelyCausePicker:
             self._provisional = _Provisional(
                 candidate, number + RECAP_WINDOW, lambda text: text.strip() == shown_in_full, reason=reason
             )
+        elif message.endswith(":") and _EXCEPTION.fullmatch(message) is not None:
+            # no message on its line: the next line is it (numpy's `AssertionError: ` then `Arrays are not …`)
+            self._provisional = _Provisional(candidate, number + 3, _is_message_line, reason=reason)
         elif message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
             # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
             self._provisional = _Provisional(
@@ -411,9 +457,14 @@ class LikelyCausePicker:
     def _fallback_candidate(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
         kind = LikelyReason.WRAPPER if wrapper else reason
-        if any(existing.reason is kind for existing in self._fallback):
+        quoting = next((c for c in self._fallback if c.quotes_output and c.line == number - 1), None)
+        if quoting is not None and not wrapper:  # the failure the line above quotes: deeper than its report
+            self._fallback.remove(quoting)
+        elif any(existing.reason is kind for existing in self._fallback):
             return
-        self._fallback.append(self._candidate(number, shown, kind, wrapper=wrapper))
+        candidate = self._candidate(number, shown, kind, wrapper=wrapper)
+        candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
+        self._fallback.append(candidate)
 
     def _candidate(self, number: int, shown: str, reason: LikelyReason, *, wrapper: bool) -> _Candidate:
         candidate = _Candidate(number, shown, reason, wrapper, list(self._recent))
@@ -422,6 +473,17 @@ class LikelyCausePicker:
 
     def _wrapper(self, message: str) -> bool:
         return bool(_WRAPPER.search(message)) or self._is_wrapper(message)
+
+    def _above(self, first_error: _Candidate | None, wrapper: _Candidate | None) -> bool:
+        """A wrapper that says its cause is above it (`See root cause above.`) before the first error line: that
+        line came after it, so it is aftermath (the Ascend runtime's `ERR99999 UNKNOWN applicaiton exception`)."""
+        return (
+            first_error is not None
+            and wrapper is not None
+            and wrapper.line < first_error.line
+            and _POINTS_ABOVE.search(wrapper.text) is not None
+            and not any(wrapper.line < captured < first_error.line for captured in self._captured)
+        )
 
     def result(self) -> LikelyLine | None:
         """The chosen line: the first fatal event, else the first error line, else the first wrapper."""
@@ -438,7 +500,8 @@ class LikelyCausePicker:
             and first_error.announces
             and wrapper is not None
             and wrapper.line > first_error.line
-        ):  # "AsyncLLM output_handler failed." announced the traceback the wrapper ended: the wrapper says more
+        ) or self._above(first_error, wrapper):
+            # "AsyncLLM output_handler failed." announced the traceback the wrapper ended: the wrapper says more
             first_error = None
         if (
             self._fatal is not None
@@ -458,6 +521,26 @@ class LikelyCausePicker:
             *chosen.after,
         )
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
+
+
+def _is_message_line(text: str) -> bool:
+    """A line that can be the message of an exception printed without one: words, not a traceback's next part,
+    not a heading of the details below it (numpy's `Items are not equal:` then `Error 1.1 exceeds tolerance …`)."""
+    return (
+        any(character.isalpha() for character in text)
+        and not text.endswith(":")
+        and "Traceback (most recent call last)" not in text
+        and text not in _CHAIN
+        and not text.startswith('File "')
+    )
+
+
+def _names_an_exception_class(message: str) -> bool:
+    """`AssertionError:` / `…errors.ChildFailedError:` is an exception whose message follows; `Failures:`,
+    `Command:` (a report's field names) are not: outside a traceback, the name must read as an exception class."""
+    return _is_exception_line(message) and _exception_name(message).endswith(
+        ("Error", "Exception", "Interrupt", "Exit", "Failure", "Failed")
+    )
 
 
 def _prefixed_exception(message: str) -> bool:
@@ -481,7 +564,8 @@ def _exception_name(message: str) -> str:
 # (`ERROR 12-05 20:24:46 engine.py:366] `), a cut vLLM header (`[core.py:515] `), FastChat
 # (`2023-10-26 18:11:35 | ERROR | stderr | `), glog and c10 error lines, whose `E` the normaliser leaves for
 # the picker (`E0205 09:51:38.047 18628 file.py:810] `, `[E626 23:10:17.92 ProcessGroupNCCL.cpp:1896] `,
-# `[E socket.cpp:793] `, `[E]` with no space after), docker compose (`service  | `), Ray's Python and C++ logs.
+# `[E socket.cpp:793] `, `[E]` with no space after), docker compose (`service  | `), a bare time of day,
+# Ray's Python and C++ logs.
 # The normaliser strips the rest (TensorRT, pip's `ERROR: `, `| `, Google Cloud Logging) before and after each.
 _MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
@@ -490,6 +574,7 @@ _MORE_PREFIXES = LazyRegex(
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
+    r"|\d\d:\d\d:\d\d(?:\.\d+)?\s+(?=\S)"  # a time of day only (`08:12:40  ##[error]…`, a job log quoted by hand)
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
 )

@@ -19,10 +19,10 @@ from forensics.model import ExcerptLine
 # any is only context, so a log is read at RE2's speed and Python sees a few lines per MiB.
 _CANDIDATE_KEYWORDS = (
     rb"traceback|error|exception|panic|fatal|critical|kill|segmentation|core dumped|abort|terminat|signal"
-    rb"|\bsig[a-z]{3,4}\b|exit code|exitcode|exit_code|exit status|\bassert |oom|out of memory|interrupt|what\(\)|raise |file \""
+    rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
-    rb"|outofresources|node down|^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
+    rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
 )
 _candidates: Any = None
 

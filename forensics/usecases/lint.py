@@ -2,8 +2,9 @@
 
 Errors: a file that does not load (schema, bad regex, duplicate id), an example that fails, a pattern that
 gives up on a pathological 1 MB line, a repeat shaped to backtrack exponentially (`(a+)+`, `(a|aa)+$`:
-rules/backtracking.py). Warnings: no near misses, no literal for the pre-filter, and two
-causes of equal priority that both match one example (the tie is then decided by line order alone).
+rules/backtracking.py). Warnings: no near misses, no literal for the pre-filter, literals that healthy traffic
+holds (usecases/healthy_load.py: more than 200 candidate lines a MiB of a healthy sample), and two causes of equal
+priority that both match one example (the tie is then decided by line order alone).
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.literals import required_literals
 from forensics.rules.loader import collect_rules
 from forensics.rules.model import Rule, RulePattern, RuleProblem, RuleSet
+from forensics.usecases.healthy_load import MAX_CANDIDATES_PER_MIB, HealthySample, RuleLoad, heavy_rules
 from forensics.usecases.selftest import check_rule, scan_example
 
 PATHOLOGICAL_LINE_BYTES = 1024 * 1024
 
 
-LintCheck = Literal["schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "ambiguous"]
+LintCheck = Literal[
+    "schema", "examples", "timeout", "backtracking", "near-misses", "prefilter", "healthy-load", "ambiguous"
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +50,14 @@ def lint(
     include_shipped: bool = True,
     line_bytes: int = PATHOLOGICAL_LINE_BYTES,
     timeout: float = 1.0,
+    healthy: Sequence[bytes] = (),
+    healthy_threshold: float = MAX_CANDIDATES_PER_MIB,
     progress: StepProgress | None = None,
 ) -> list[LintFinding]:
     """Every finding over the given rule files (and the shipped pack unless excluded).
 
+    `healthy`: the contents of files of healthy traffic to measure the rules' pre-filter literals on (default: the shipped
+    sample); a rule whose literals make more than `healthy_threshold` lines a MiB of it candidates is warned of.
     `progress` hears of each rule as it is checked (a pack takes seconds: each pattern meets 1 MB lines).
     """
     rules, errors = collect_rules(paths, include_shipped=include_shipped, cache=False)
@@ -62,7 +70,29 @@ def lint(
     if progress is not None:
         progress("equal-priority overlaps", steps - 1, steps)
     findings.extend(_ambiguities(rules))
+    sample = HealthySample.of(healthy)
+    findings.extend(
+        _heavy_finding(load, healthy_threshold)
+        for load in heavy_rules(rules, sample, threshold=healthy_threshold)
+    )
     return findings
+
+
+def _heavy_finding(load: RuleLoad, threshold: float) -> LintFinding:
+    worst = ", ".join(
+        f"{literal.literal!r} in {literal.where} {literal.per_mib:,.0f}"
+        for literal in load.literals[:3]
+        if literal.lines
+    )
+    return LintFinding(
+        "warning",
+        "healthy-load",
+        load.rule_id,
+        load.path,
+        f"its pre-filter literals make {load.per_mib:,.0f} lines a MiB of healthy traffic candidates ({load.lines} "
+        f"lines of the sample; over {threshold:,.0f}): {worst} a MiB. Every such line goes through Python on every "
+        "log: anchor the pattern or co-condition on text only the failure prints",
+    )
 
 
 def _schema_finding(problem: RuleProblem) -> LintFinding:
