@@ -155,6 +155,19 @@ CATALOGUE = [
         " error: [Errno 24] Too many open files: '/var/root/.modelscope/credentials/session'",
         "train holdout-r2/filesystem/gpustack-model-eval-errno24-too-many-open-files.log",
     ),
+    # disk-full: EDQUOT outside CPython's "[Errno 122]", SQLite's SQLITE_FULL
+    (
+        "machine.no-space-left",
+        "-bash: cannot create temp file for here-document: Disk quota exceeded",
+        "mikeizbicki/cmc-csci046#542",
+    ),
+    (
+        "machine.no-space-left",
+        "Sep 09 05:11:31 SHANADOA python[5456]: sqlite3.OperationalError: database or disk is full",
+        "pymedusa/Medusa#1055",
+    ),
+    # killed-by-signal: GNU make's status for a killed recipe
+    ("process.signal-exit-status", "make[3]: *** [s-automata] Error 137", "codesnake/OpenELEC.tv#9"),
     # killed-by-signal: torch's MultiProcessTestCase
     (
         "process.signal-exit-status",
@@ -196,6 +209,11 @@ NEAR_MISSES = [
         "network.address-in-use",
         ["RuntimeError: Address already in use by another test; retrying with port 29501 succeeded"],
         id="a-sentence-about-the-port",
+    ),
+    pytest.param(
+        "process.signal-exit-status",
+        ["make: *** [Makefile:182: all] Error 2"],
+        id="make-error-2-is-no-signal",
     ),
     pytest.param(
         "cuda.error",
@@ -242,6 +260,11 @@ REAL_LOGS = [
         "process.signal-exit-status",
         13,
     ),
+    # torch alone (no serving engine in the log): a stream-capture error is a plain CUDA error
+    ("pytorch-cuda/cuda-error-stream-capturing-kyutai-179.log", "cuda.error", 1),
+    # the same wording inside vLLM (its frames in the traceback) stays the engine's capture failure
+    ("vllm/cuda-graph-capture-windows-tp-5.log", "vllm.cuda-graph-capture-failed", None),
+    ("vllm/cuda-graph-capture-nccl-uncaptured-ray-4432.log", "vllm.cuda-graph-capture-failed", None),
     # NCCL's own socket failure outranks the OS's "No route to host" it carries
     ("dev/nccl/nccl-system-error-no-route-pytorch-transformer-distributed-1.log", "nccl.system-error", None),
 ]
