@@ -87,6 +87,11 @@ CATALOGUE = [
         "vllm-project/vllm#7896 (title)",
     ),
     ("nccl.cuda-error", "ncclUnhandledCudaError: Call to CUDA function failed.", "swz30/Restormer#75"),
+    (
+        "distributed.dist-backend-error",
+        "(_AsyncLLMEngine pid=641091) ncclInvalidArgument: Invalid value for an argument.",
+        "torch's getNcclErrorDetailStr under a vLLM Ray worker",
+    ),
     # port-in-use: the bare strerror of old TCPStore, Gloo's bind, CPython's errno text
     ("network.address-in-use", "RuntimeError: Address already in use", "NVIDIA/Megatron-LM#343"),
     (
@@ -166,6 +171,15 @@ CATALOGUE = [
         "Sep 09 05:11:31 SHANADOA python[5456]: sqlite3.OperationalError: database or disk is full",
         "pymedusa/Medusa#1055",
     ),
+    # killed-by-signal: joblib/loky's TerminatedWorkerError (loky/backend/utils.py _format_exitcodes)
+    (
+        "process.killed-by-signal",
+        "joblib.externals.loky.process_executor.TerminatedWorkerError: A worker process managed by the executor was"
+        " unexpectedly terminated. This could be caused by a segmentation fault while calling the function or by an"
+        " excessive memory usage causing the Operating System to kill the worker. The exit codes of the workers are"
+        " {SIGKILL(-9)}",
+        "joblib/loky's format as scikit-learn users quote it",
+    ),
     # killed-by-signal: GNU make's status for a killed recipe
     ("process.signal-exit-status", "make[3]: *** [s-automata] Error 137", "codesnake/OpenELEC.tv#9"),
     # killed-by-signal: torch's MultiProcessTestCase
@@ -209,6 +223,11 @@ NEAR_MISSES = [
         "network.address-in-use",
         ["RuntimeError: Address already in use by another test; retrying with port 29501 succeeded"],
         id="a-sentence-about-the-port",
+    ),
+    pytest.param(
+        "process.killed-by-signal",
+        ["The exit codes of the workers are {SIGTERM(-15), SIGTERM(-15)}"],
+        id="loky-workers-stopped-on-purpose",
     ),
     pytest.param(
         "process.signal-exit-status",
