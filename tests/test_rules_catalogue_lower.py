@@ -120,6 +120,35 @@ CATALOGUE = [
         ' upstream: "http://127.0.0.1:81/health", host: "localhost:9876"',
         "train holdout-r2/connection-refused/b-nginx-proxy-manager-health-upstream-refused.log",
     ),
+    # connection-refused: gRPC core, redis-py, libpq (both wordings), WSAECONNREFUSED's text without the WinError tag
+    (
+        "network.connection-refused",
+        "failed to connect to all addresses; last error: UNKNOWN: ipv4:74.118.152.178:50052: Failed to connect to"
+        " remote host: connect: Connection refused (111)",
+        "lautenberger/elmfire#86",
+    ),
+    (
+        "network.connection-refused",
+        "redis.exceptions.ConnectionError: Error 111 connecting to 127.0.0.1:6379. Connection refused.",
+        "redis/redis-py#1474",
+    ),
+    (
+        "network.connection-refused",
+        "server - Error trying to receive messages: Error 10061 connecting to localhost:6379. No connection could be"
+        " made because the target machine actively refused it.",
+        "akulakov/django-mcbv#7",
+    ),
+    (
+        "network.connection-refused",
+        'psycopg2.OperationalError: connection to server at "localhost" (127.0.0.1), port 5432 failed:'
+        " Connection refused",
+        "worldveil/dejavu#306",
+    ),
+    (
+        "network.connection-refused",
+        "psycopg2.OperationalError: could not connect to server: Connection refused",
+        "cookiecutter/cookiecutter-django#2767",
+    ),
     # network-unreachable: ENETUNREACH / EHOSTUNREACH in CPython, Go, OpenSSH, aiohttp; DNS through aiohttp;
     # datasets' "Couldn't reach <url>" for a host outside the Hub
     (
