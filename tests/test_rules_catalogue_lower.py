@@ -105,6 +105,18 @@ CATALOGUE = [
         "OSError: [Errno 98] Address already in use",
         "train holdout-r2/port-in-use/vllm-api-server-temp-socket-bind-errno98.log",
     ),
+    (
+        "network.address-in-use",
+        "docker: Error response from daemon: driver failed programming external connectivity on endpoint"
+        " shipyard-proxy (b6f760b12220a78b27e24063d8eb341e78a311a8962119ec2016436d3e0c75f5): Bind for 0.0.0.0:2375"
+        " failed: port is already allocated.",
+        "ehazlett/shipyard#821",
+    ),
+    (
+        "network.address-in-use",
+        "System.IO.IOException: Failed to bind to address http://127.0.0.1:5000: address already in use.",
+        "dotnet/core#4038",
+    ),
     # connection-refused: aiohttp under uvloop, nginx's "(errno: strerror)"
     (
         "network.connection-refused",
