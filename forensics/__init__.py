@@ -16,7 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from forensics.dataclass_code import install as _install_dataclass_code
 from forensics.version import __version__
+
+_install_dataclass_code()  # before any module of the package creates its dataclasses (forensics/dataclass_code.py)
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` imports on first use
     from forensics.annotate import (
