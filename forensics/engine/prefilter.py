@@ -15,10 +15,19 @@ from typing import Any, Protocol
 
 from forensics.rules.literals import Literals
 
-try:
-    import re2  # type: ignore[import-untyped]  # google-re2: a DFA for the one big alternation of literals
-except ImportError:  # pragma: no cover - the dependency is declared; this keeps a broken wheel usable
-    re2 = None
+_RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
+
+
+def _re2() -> Any:
+    """google-re2 (a DFA for the one big alternation of literals), imported when an automaton is first compiled:
+    a one-line log never needs it (~8 M instructions)."""
+    if not _RE2:
+        try:
+            import re2  # type: ignore[import-untyped]
+        except ImportError:  # pragma: no cover - the dependency is declared; this keeps a broken wheel usable
+            re2 = None
+        _RE2.append(re2)
+    return _RE2[0]
 
 
 class _Searcher(Protocol):
@@ -105,6 +114,7 @@ class LiteralSearch:
     def compile(self) -> _Searcher:
         """The automaton: compiled once, on the first search it pays for (or before forking workers)."""
         if self._compiled is None:
+            re2 = _re2()
             if re2 is not None:
                 pattern = _alternation(self._sensitive, self._insensitive, _re2_escape)
                 self._compiled = re2.compile(pattern, _re2_options())
@@ -150,7 +160,7 @@ RE2_MEMORY = 256 * 1024 * 1024
 def _re2_options() -> Any:
     """RE2's default 8 MiB budget is too small for the DFA of a few hundred rules' literals: past it RE2
     falls back to its NFA (~100x slower) and logs "DFA out of memory". The DFA cache fills only as needed."""
-    options = re2.Options()
+    options = _re2().Options()
     options.max_mem = RE2_MEMORY
     return options
 
@@ -194,7 +204,7 @@ class ProbeSelector:
                     key = literal.lower() if literals.ignore_case else literal
                     by_literal.setdefault(key, []).append(number)
         self._ascii_folding = all(literal.isascii() for literal in self._by_literal[True])
-        self._plain_left = plain_lines if re2 is not None else -1  # -1: never compile (no RE2)
+        self._plain_left = plain_lines  # -1: the Set is compiled, or cannot be (no RE2)
 
     @property
     def compiled(self) -> bool:
@@ -203,8 +213,11 @@ class ProbeSelector:
 
     def compile(self) -> None:
         """The RE2 Set of every probe's literals: compiled once, when it pays (or before forking workers)."""
+        re2 = _re2()
         if self._set is not None or re2 is None:
+            self._plain_left = -1
             return
+        self._plain_left = -1
         matcher = re2.Set.SearchSet(_re2_options())
         members: list[int] = []
         for number, literals in enumerate(self._literal_sets):
@@ -246,7 +259,7 @@ class ProbeSelector:
         sensitive, insensitive = self._by_literal
         found = {number for literal in filter(text.__contains__, sensitive) for number in sensitive[literal]}
         if insensitive:
-            if re2 is not None and not (text.isascii() and self._ascii_folding):
+            if not (text.isascii() and self._ascii_folding) and _re2() is not None:
                 return None
             folded = text.lower()
             found.update(

@@ -7,7 +7,6 @@ decoded, and each probe keeps at most one hit per level.
 from __future__ import annotations
 
 import io
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from forensics.engine.normalize import (
     visible_line,
 )
 from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector
+from forensics.errors import zip_read_errors
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
@@ -188,7 +188,7 @@ def scan_stream(
     try:
         for block in _blocks(utf8_stream(stream), scanner):
             scanner.process(block)
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+    except zip_read_errors(OSError, EOFError, zlib.error) as err:
         scanner.scan.problems.append(
             Problem(
                 object=name,
