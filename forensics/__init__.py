@@ -16,10 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from forensics.dataclass_code import install as _install_dataclass_code
 from forensics.version import __version__
-
-_install_dataclass_code()  # before any module of the package creates its dataclasses (forensics/dataclass_code.py)
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` imports on first use
     from forensics.annotate import (
@@ -294,6 +291,9 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'forensics' has no attribute {name!r}")
+    from forensics.dataclass_code import install  # before the name's modules create their dataclasses
+
+    install()
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

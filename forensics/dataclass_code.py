@@ -6,7 +6,9 @@ frozen slotted class costs to create, ~25 ms for the ~50 classes a one-line `ana
 on every run, so its compiled code is cached as Python caches a module's bytecode: `install()` gives the
 `dataclasses` module an `exec` (its global name shadows the builtin) that looks the source text up in a table
 loaded from `__pycache__/` (or `sys.pycache_prefix`) and compiles only what is missing; new code is written back
-at exit, unless bytecode writing is off (`PYTHONDONTWRITEBYTECODE`, `-B`).
+at exit, unless bytecode writing is off (`PYTHONDONTWRITEBYTECODE`, `-B`). The CLI installs it first thing
+(forensics/cli/main.py), the public API on its first name (`forensics.__getattr__`); `import forensics` alone
+does not (it stays free of `dataclasses`), and a module imported directly only misses the cache.
 
 Why it is safe: the table is keyed by the exact source text, in a file named by the interpreter's cache tag and
 checked against its bytecode magic number, and `compile(text, "<string>", "exec", dont_inherit=True)` is what

@@ -18,7 +18,7 @@ from forensics import dataclass_code
 REPOSITORY = Path(__file__).resolve().parents[1]
 # Counts, in a fresh interpreter, the dataclass method texts compiled ("compile" audit events) and the code objects
 # run ("exec" events: `exec` of a text raises none, so a run that bypassed the cache would count none) while the
-# analyze command is imported, and prints where the table lives.
+# CLI and its analyze command are imported, and prints where the table lives.
 COUNT_COMPILES = """
 import json, sys
 counts = {"compiled": 0, "run": 0}
@@ -29,7 +29,7 @@ def hook(event, args):
     elif event == "exec" and "__create_fn__" in getattr(args[0], "co_names", ()):
         counts["run"] += 1
 sys.addaudithook(hook)
-import forensics.cli.analyze, forensics.dataclass_code as cache
+import forensics.cli.main, forensics.cli.analyze, forensics.dataclass_code as cache
 print(json.dumps({**counts, "table": cache._table_path()}))
 """
 

@@ -14,8 +14,11 @@ from typing import Any
 
 import click
 
+from forensics.dataclass_code import install
 from forensics.samples import SAMPLE
 from forensics.version import __version__
+
+install()  # before the command's modules create their dataclasses (forensics/dataclass_code.py)
 
 
 @dataclass(frozen=True, slots=True)
