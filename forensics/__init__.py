@@ -291,6 +291,9 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'forensics' has no attribute {name!r}")
+    from forensics.dataclass_code import install  # before the name's modules create their dataclasses
+
+    install()
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -5,6 +5,8 @@ Per-item trouble (one broken artifact, file or log) is not an exception but a `P
 
 from __future__ import annotations
 
+import sys
+
 
 class ForensicsError(Exception):
     """A whole-run failure with a message naming the object and a hint naming the next action."""
@@ -75,3 +77,11 @@ class StoreError(ForensicsError):
 
 class StoreNotFoundError(StoreError):
     """No history store where one was to be read: reading commands never create one."""
+
+
+def zip_read_errors(*others: type[Exception]) -> tuple[type[Exception], ...]:
+    """`others` and `zipfile.BadZipFile` once `zipfile` is loaded (no code can raise it before): an `except`
+    clause names it this way without importing `zipfile` and what it pulls in (`shutil`, `bz2`, `lzma`: ~15 M
+    instructions) on the way to a plain log."""
+    zipfile = sys.modules.get("zipfile")
+    return (*others, zipfile.BadZipFile) if zipfile is not None else others

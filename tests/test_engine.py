@@ -214,10 +214,13 @@ def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) ->
 
 
 def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Path, reference: Path) -> None:
-    """The fast path (literal pre-filter) against the plain path (every line through every pattern)."""
+    """The fast path (literal pre-filter) against the plain path (every line through every pattern): with RE2's
+    automata from the start, and with the literals looked up one by one throughout (a small input's way)."""
     from forensics.rules.loader import load_rules
 
     compiled = CompiledRules(load_rules())
+    compiled.compile_automata()
+    literal_by_literal = CompiledRules(load_rules(), plain_bytes=1 << 40, plain_lines=1 << 40)
     plain = CompiledRules(load_rules(), use_literals=False)
     logs = list((reference / "allure-results-pytest").glob("*-attachment.txt"))
     logs.append(tmp_path / "big.log")
@@ -229,6 +232,10 @@ def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Pa
             slow = scan_stream(second, plain, name=path.name)
         assert fast.hits == slow.hits, path.name
         assert fast.last_error == slow.last_error
+        with path.open("rb") as third:
+            assert scan_stream(third, literal_by_literal, name=path.name).hits == fast.hits, path.name
+    assert literal_by_literal.prefilter.pattern is not None
+    assert not literal_by_literal.prefilter.pattern.compiled and not literal_by_literal.selector.compiled
 
 
 def test_a_giant_line_without_breaks_is_matched_and_counted_as_one_line(tmp_path: Path) -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from collections.abc import Callable
+from pathlib import Path
 
-from forensics.engine.normalize import MAYBE_ERROR, Level, is_error_line, normalize_line
+import pytest
+import regex
+
+from forensics.engine.normalize import MAYBE_ERROR, Level, is_error_line, normalize_line, visible_line
 
 
 @pytest.mark.parametrize(
@@ -100,3 +104,63 @@ def test_traceback_headers_and_frames_are_not_error_lines() -> None:
 def test_every_error_line_passes_the_cheap_byte_check(raw: str) -> None:
     assert is_error_line(normalize_line(raw))
     assert MAYBE_ERROR.search(raw.encode())
+
+
+def _prefix_steps(
+    text: str, match_prefix: Callable[[str], regex.Match[str] | None]
+) -> list[tuple[int, dict[str, str]]]:
+    """Each prefix a line loses, as `normalize_line` strips them: where it ends and the groups it set."""
+    steps = []
+    for _ in range(12):
+        match = match_prefix(text)
+        if match is None or match.end() == 0:
+            break
+        steps.append(
+            (match.end(), {name: value for name, value in match.groupdict().items() if value is not None})
+        )
+        text = text[match.end() :]
+    return steps
+
+
+def test_the_prefixes_tried_by_first_character_match_as_the_whole_alternation_on_every_training_line() -> (
+    None
+):
+    """A small run tries only the prefix alternatives a line's first character allows (engine/normalize.py): the
+    same matches as the whole alternation, step by step, on every line of the training corpus."""
+    from forensics.engine.normalize import _PREFIX, _PREFIXES, prefix_match_by_first_character
+
+    corpus = Path(__file__).parent / "corpus" / "train"
+    lines = {
+        visible_line(line).lstrip()
+        for path in sorted(corpus.rglob("*.log"))
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+    }
+    lines.update(  # one line for each alternative, the rare ones too
+        [
+            "2026-02-24T20:21:58.1234567Z ERROR step: [BASH] x",
+            "[12-16 14:27:08 TP0] x",
+            "ERROR    root:test_x.py:12 boom",
+            "[rank3]: (EngineCore_DP0 pid=7) INFO 11-28 08:14:19 [core.py:708] x",
+            "##[error]x",
+            "E   x",
+            "W1201 09:50:33.669 123 file.cc:83] x",
+            "[W914 04:53:45.6 ProcessGroupNCCL.cpp:1476] x",
+            "[W socket.cpp:464] x",
+            "[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: x",
+            "ERROR 2024-01-01T00:00:00Z [resource.labels] x",
+            "[03/27/2024-11:09:02] [TRT] [E] x",
+            "ERROR: x",
+            "WARNING:root:x",
+            "| x",
+        ]
+    )
+    stripped = 0
+    for text in sorted(lines):
+        if not text[:1].isascii():
+            continue
+        steps = _prefix_steps(text, prefix_match_by_first_character)
+        assert steps == _prefix_steps(text, _PREFIX.match), text
+        stripped += len(steps)
+    assert len(lines) > 4_000 and stripped > 1_000, stripped
+    # every alternative is reachable from the characters it lists, and the table lists only ASCII
+    assert all(first and first.isascii() for first, _ in _PREFIXES)

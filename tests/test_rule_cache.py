@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,28 @@ def test_the_default_cache_lives_in_the_user_cache_folder(tmp_path: Path) -> Non
     assert len(list(user_cache.glob("*.json"))) == 1
     load_rules([folder], include_shipped=False, cache=False)
     assert len(list(user_cache.glob("*.json"))) == 1
+
+
+@pytest.mark.parametrize(
+    ("xdg", "home"),
+    [("/x/cache", "/h"), ("", "/h"), ("relative", "/h/"), (None, "/"), (None, "relative-home"), ("/x", None)],
+)
+def test_the_cache_folder_is_platformdirs_answer_without_importing_it(
+    monkeypatch: pytest.MonkeyPatch, xdg: str | None, home: str | None
+) -> None:
+    import platformdirs
+
+    for name, value in (("XDG_CACHE_HOME", xdg), ("HOME", home)):
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    fast = cache_module._linux_cache_home()
+    if sys.platform == "linux":
+        assert (fast is None) == (home == "relative-home")
+    if fast is not None:  # None: platformdirs itself answers (no absolute home)
+        assert Path(fast, "ci-forensics") == Path(platformdirs.user_cache_dir("ci-forensics"))
+    assert cache_module.default_cache_dir() == Path(platformdirs.user_cache_dir("ci-forensics"), "rules")
 
 
 def test_old_packs_are_pruned_least_recently_used_first(

@@ -12,9 +12,11 @@ from enum import IntEnum
 
 import regex
 
+from forensics.lazy_regex import LazyRegex
+
 # Terminal escape sequences: CSI (colours, cursor moves, `ESC[2J`), OSC (titles, `ESC]8;;url ESC\\` hyperlinks;
 # ended by BEL or ST, or unterminated to the end of the line), charset selections and two-character escapes.
-ANSI = regex.compile(
+ANSI = LazyRegex(  # compiled for the first line holding an escape
     r"\x1b\[[0-9;?<=>!]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]{0,4096}(?:\x07|\x1b\\|(?=\n)|$)|\x1b[()#%][A-Za-z0-9]"
     r"|\x1b[P^_X][^\x1b\n]{0,4096}(?:\x1b\\|(?=\n)|$)|\x1b[\x20-\x7e]?"
 )
@@ -23,37 +25,70 @@ ANSI = regex.compile(
 _CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 # Each alternative is one prefix; they are stripped repeatedly because harnesses nest them
-# (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`).
-_PREFIX = regex.compile(
-    r"""
-    (?:
-        \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+     # GitHub Actions / ISO stamp
-        (?:(?P<iso_level>INFO|WARN|WARNING|ERROR|DEBUG|TRACE|CRITICAL|FATAL)\s+(?:[\w.:-]+:\s+)?)?
-      | \[(?:\d{4}-)?\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+[A-Z]{1,4}\d+)*\]\s*  # [stamp] (SGLang: `[12-16 14:27:08 TP0]`)
-      | (?P<capture_level>CRITICAL|ERROR|WARNING|INFO|DEBUG)\s+[\w.]+:[\w.-]+:\d+\s                # pytest's log capture
-      | \[(?P<tag>[A-Za-z][\w-]{0,24}|w\d+)\]:?\s                                 # [BASH] [PYTHON] [w3] [ERROR]
-      | \[rank\d+\]:?\s*                                                           # torch rank tag
-      | \((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+\)\s*               # vLLM process tag
-      | (?P<vllm_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]\s]+\]\s  # vLLM header
-      | \#\#\[(?P<actions_level>error|warning|notice|debug|group|endgroup)\]       # GitHub Actions workflow marker
-      | E\s{2,}(?=\S)                                                              # pytest's error lines
-      # glog / c10 / absl (`W1201 09:50:33.669 123 file.cc:83] `, `[W914 04:53:45.6 ProcessGroupNCCL.cpp:1476] `)
-      | \[?(?P<glog>[WIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?\s+[^\s\]]{1,300}:\d+\]:?\s*
-      | \[(?P<glog_short>[WIF])\s+[\w.-]{1,200}:\d+\]\s*                             # c10d's `[W socket.cpp:464] `
-      # Ray's C++ log (src/ray/util/logging.cc): `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `; its
-      # level letter stays unread, as glog's `E` does (the exception that follows is the line to show)
-      | \[\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d,\d{3}\ [DIWEF]\ \d+\ \d+\]\s+[\w.-]{1,100}:\d+:\s*
-      | (?P<gcl_level>INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE|CRITICAL)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+
-        (?:\[resource\.[^\]]{0,500}\]\s*)?                                           # Google Cloud Logging export
-      | \[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*                                          # TensorRT's `[03/27/2024-11:09:02] `
-      | \[TRT\]\s*(?:\[(?P<trt_level>[EWIVF])\]\s*)?                                    # TensorRT's `[TRT] [E] `
-      | (?P<word_level>ERROR|FATAL|CRITICAL|WARNING|WARN|INFO|DEBUG):\s+                 # pip's, Go's, many CLIs' `ERROR: `
-      | (?P<pylog_level>ERROR|CRITICAL|WARNING|INFO|DEBUG):[\w.-]{1,200}:(?=\S)           # logging.BASIC_FORMAT
-      | [|\u2502\u2503]\s+(?=\S)                                                      # a Buildkite page copy's `| `, box-drawing frames
-    )
-    """,
-    regex.VERBOSE,
+# (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`). Each comes with the
+# ASCII characters it can start with (`_DIGITS`: an ASCII digit), so that a small run compiles only the few a line
+# can need (the whole alternation takes ~10 ms to compile with `regex`; see `_prefix_match`). Verbose syntax.
+_DIGITS = "0123456789"
+_PREFIXES: tuple[tuple[str, str], ...] = (
+    # GitHub Actions / ISO stamp
+    (
+        _DIGITS,
+        r"""\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+
+        (?:(?P<iso_level>INFO|WARN|WARNING|ERROR|DEBUG|TRACE|CRITICAL|FATAL)\s+(?:[\w.:-]+:\s+)?)?""",
+    ),
+    # [stamp] (SGLang: `[12-16 14:27:08 TP0]`)
+    (
+        "[",
+        r"\[(?:\d{4}-)?\d\d-\d\d[T\ ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?(?:\s+[A-Z]{1,4}\d+)*\]\s*",
+    ),
+    (
+        "CEWID",
+        r"(?P<capture_level>CRITICAL|ERROR|WARNING|INFO|DEBUG)\s+[\w.]+:[\w.-]+:\d+\s",
+    ),  # pytest's log capture
+    ("[", r"\[(?P<tag>[A-Za-z][\w-]{0,24}|w\d+)\]:?\s"),  # [BASH] [PYTHON] [w3] [ERROR]
+    ("[", r"\[rank\d+\]:?\s*"),  # torch rank tag
+    ("(", r"\((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+\)\s*"),  # vLLM process tag
+    (  # vLLM header
+        "IWEDC",
+        r"(?P<vllm_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]\s]+\]\s",
+    ),
+    ("#", r"\#\#\[(?P<actions_level>error|warning|notice|debug|group|endgroup)\]"),  # GitHub Actions marker
+    ("E", r"E\s{2,}(?=\S)"),  # pytest's error lines
+    # glog / c10 / absl (`W1201 09:50:33.669 123 file.cc:83] `, `[W914 04:53:45.6 ProcessGroupNCCL.cpp:1476] `)
+    ("[WIF", r"\[?(?P<glog>[WIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?(?:\s+\d+)?\s+[^\s\]]{1,300}:\d+\]:?\s*"),
+    ("[", r"\[(?P<glog_short>[WIF])\s+[\w.-]{1,200}:\d+\]\s*"),  # c10d's `[W socket.cpp:464] `
+    # Ray's C++ log (src/ray/util/logging.cc): `[2024-02-27 16:09:19,106 E 19394 19394] logging.cc:361: `; its
+    # level letter stays unread, as glog's `E` does (the exception that follows is the line to show)
+    ("[", r"\[\d{4}-\d\d-\d\d\ \d\d:\d\d:\d\d,\d{3}\ [DIWEF]\ \d+\ \d+\]\s+[\w.-]{1,100}:\d+:\s*"),
+    (  # Google Cloud Logging export
+        "IWEDNC",
+        r"""(?P<gcl_level>INFO|WARNING|ERROR|DEBUG|DEFAULT|NOTICE|CRITICAL)\s+\d{4}-\d\d-\d\dT[\d:.]+Z?\s+
+        (?:\[resource\.[^\]]{0,500}\]\s*)?""",
+    ),
+    ("[", r"\[\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d\]\s*"),  # TensorRT's `[03/27/2024-11:09:02] `
+    ("[", r"\[TRT\]\s*(?:\[(?P<trt_level>[EWIVF])\]\s*)?"),  # TensorRT's `[TRT] [E] `
+    (
+        "EFCWID",
+        r"(?P<word_level>ERROR|FATAL|CRITICAL|WARNING|WARN|INFO|DEBUG):\s+",
+    ),  # pip's, Go's, many CLIs' `ERROR: `
+    (
+        "ECWID",
+        r"(?P<pylog_level>ERROR|CRITICAL|WARNING|INFO|DEBUG):[\w.-]{1,200}:(?=\S)",
+    ),  # logging.BASIC_FORMAT
+    ("|", r"[|\u2502\u2503]\s+(?=\S)"),  # a Buildkite page copy's `| `, box-drawing frames
 )
+# The whole alternation: what a line starting with a non-ASCII character is matched against, and every line once
+# `_PREFIX_BY_FIRST` has served `_SMALL_RUN` lines (one match per line is then faster than trying a few).
+_PREFIX = LazyRegex(
+    "(?:" + "|".join(f"(?:{alternative})" for _, alternative in _PREFIXES) + ")", regex.VERBOSE
+)
+_PREFIX_BY_FIRST: dict[str, tuple[LazyRegex, ...]] = {}
+for _first, _alternative in _PREFIXES:
+    _compiled_alternative = LazyRegex(_alternative, regex.VERBOSE)
+    for _character in _first:
+        _PREFIX_BY_FIRST[_character] = (*_PREFIX_BY_FIRST.get(_character, ()), _compiled_alternative)
+_SMALL_RUN = 256
+_prefix_lines = [0]  # lines matched the small-run way so far
 # An exception line (`x.y.SomeError: …`, a bare `Exception: …`), a Rust panic (`thread 'x' (123) panicked at`
 # since Rust 1.92), a fatal Python error, a FATAL/CRITICAL/PANIC word, a failure signal handler's announcement
 # (Abseil's `*** SIGSEGV received at time=…`, glog's `*** SIGSEGV (@0x0) received by PID …`).
@@ -129,20 +164,21 @@ def normalize_line(raw: str) -> NormalizedLine:
     text = visible_line(raw).lstrip()  # a quoted or indented log keeps its prefixes after the indent
     level: Level | None = None
     for _ in range(_MAX_PREFIXES):
-        match = _PREFIX.match(text)
+        match = _prefix_match(text)
         if match is None or match.end() == 0:
             break
+        groups = match.groupdict()
         word = (
-            match["iso_level"]
-            or match["vllm_level"]
-            or match["capture_level"]
-            or match["actions_level"]
-            or match["tag"]
-            or match["gcl_level"]
-            or match["word_level"]
-            or match["pylog_level"]
-            or _GLOG_LEVELS.get(match["glog"] or match["glog_short"] or "")
-            or _ONE_LETTER.get(match["trt_level"] or "")
+            groups.get("iso_level")
+            or groups.get("vllm_level")
+            or groups.get("capture_level")
+            or groups.get("actions_level")
+            or groups.get("tag")
+            or groups.get("gcl_level")
+            or groups.get("word_level")
+            or groups.get("pylog_level")
+            or _GLOG_LEVELS.get(groups.get("glog") or groups.get("glog_short") or "")
+            or _ONE_LETTER.get(groups.get("trt_level") or "")
         )
         if word:
             found = _LEVEL_WORDS.get(_ONE_LETTER.get(word, word).upper())  # `[E]` as TensorRT writes it
@@ -156,6 +192,29 @@ def normalize_line(raw: str) -> NormalizedLine:
     if exception_line and (level is None or level > Level.ERROR):
         level = Level.ERROR
     return NormalizedLine(text=message, level=level if level is not None else Level.PLAIN)
+
+
+def _prefix_match(text: str) -> regex.Match[str] | None:
+    """`_PREFIX.match(text)`. The first `_SMALL_RUN` lines starting with an ASCII character try, in order, only the
+    alternatives that can start with it, each compiled on first use: the same match, since the alternation's
+    first alternative to match at the start is its match (tests/test_normalize.py compares the two ways on
+    every line of the training corpus)."""
+    if not text:
+        return None
+    if _prefix_lines[0] < _SMALL_RUN and text[0].isascii():
+        _prefix_lines[0] += 1
+        return prefix_match_by_first_character(text)
+    return _PREFIX.match(text)
+
+
+def prefix_match_by_first_character(text: str) -> regex.Match[str] | None:
+    """`_PREFIX.match(text)` for a text starting with an ASCII character, trying only the alternatives that can
+    start with it."""
+    for alternative in _PREFIX_BY_FIRST.get(text[:1], ()):
+        match = alternative.match(text)
+        if match is not None:
+            return match
+    return None
 
 
 # Every line `is_error_line` accepts contains one of these; lines without them need no normalising.

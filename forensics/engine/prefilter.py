@@ -15,10 +15,19 @@ from typing import Any, Protocol
 
 from forensics.rules.literals import Literals
 
-try:
-    import re2  # type: ignore[import-untyped]  # google-re2: a DFA for the one big alternation of literals
-except ImportError:  # pragma: no cover - the dependency is declared; this keeps a broken wheel usable
-    re2 = None
+_RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
+
+
+def _re2() -> Any:
+    """google-re2 (a DFA for the one big alternation of literals), imported when an automaton is first compiled:
+    a one-line log never needs it (~8 M instructions)."""
+    if not _RE2:
+        try:
+            import re2  # type: ignore[import-untyped]
+        except ImportError:  # pragma: no cover - the dependency is declared; this keeps a broken wheel usable
+            re2 = None
+        _RE2.append(re2)
+    return _RE2[0]
 
 
 class _Searcher(Protocol):
@@ -31,19 +40,24 @@ class _Match(Protocol):
     def start(self) -> int: ...
 
 
+# Below these, the literals are looked for one by one in Python instead of compiling RE2's automata: compiling
+# them costs ~40 ms for the shipped pack (~80 ms for 1,000 rules) on every run, checking one line for every
+# literal ~0.1-0.3 ms. A one-line log never compiles them; a big one does after its first few KiB.
+PLAIN_BYTES = 16 * 1024  # searched by `LiteralSearch` before the alternation is compiled
+PLAIN_LINES = 128  # lines given to `ProbeSelector.select` before the RE2 Set is compiled
+
+
 @dataclass(frozen=True, slots=True)
 class Prefilter:
-    """One compiled bytes pattern that finds any rule literal; `None` means every line is a candidate.
+    """What finds any rule literal in a block of bytes (`LiteralSearch`); `None` means every line is a
+    candidate."""
 
-    RE2 (google-re2) runs the alternation as a DFA, ~3x faster than Python's `re` on an alternation of a few
-    hundred literals, which backtracks per position; `re` is the fallback where RE2 cannot be imported.
-    """
-
-    pattern: _Searcher | None
+    pattern: LiteralSearch | None
 
     @classmethod
-    def build(cls, literal_sets: Sequence[Literals | None]) -> Prefilter:
-        """Combine the literals of every probe; one probe without literals turns the filter off."""
+    def build(cls, literal_sets: Sequence[Literals | None], *, plain_bytes: int = PLAIN_BYTES) -> Prefilter:
+        """Combine the literals of every probe; one probe without literals turns the filter off. The automaton
+        is compiled on first need: the first `plain_bytes` searched are checked literal by literal instead."""
         if not literal_sets or any(literals is None for literals in literal_sets):
             return cls(pattern=None)
         sensitive: set[bytes] = set()
@@ -52,9 +66,92 @@ class Prefilter:
             assert literals is not None
             target = insensitive if literals.ignore_case else sensitive
             target.update(lit.encode("utf-8") for lit in literals.alternatives)
-        if re2 is not None:
-            return cls(pattern=re2.compile(_alternation(sensitive, insensitive, _re2_escape), _re2_options()))
-        return cls(pattern=re.compile(_alternation(sensitive, insensitive, re.escape)))
+        return cls(pattern=LiteralSearch(sensitive, insensitive, plain_bytes=plain_bytes))
+
+
+class _Start:
+    """Where the plain search found a candidate line: `start()` is the line's first byte (the scanner takes the
+    line around the match, so any position within it names the same line)."""
+
+    __slots__ = ("_start",)
+
+    def __init__(self, start: int) -> None:
+        self._start = start
+
+    def start(self) -> int:
+        return self._start
+
+
+class LiteralSearch:
+    """The next line at or after a position holding one of the literals: the pre-filter's `pattern`.
+
+    RE2 (google-re2) runs the alternation as a DFA, ~3x faster than Python's `re` on an alternation of a few
+    hundred literals, which backtracks per position; `re` is the fallback where RE2 cannot be imported. Either
+    is compiled on the first search past `plain_bytes` (counted over every block this object sees); until
+    then each line is checked for each literal with `in`, which finds exactly the lines the automaton finds:
+    a literal holds no line break, so a match starts in a line iff the line holds the literal; case-insensitive
+    literals are compared lower-cased on ASCII lines (RE2's UTF-8 case folding also pairs `k` with the Kelvin
+    sign and `s` with `ſ`, so a non-ASCII line without a case-sensitive literal goes to the automaton).
+    """
+
+    def __init__(self, sensitive: set[bytes], insensitive: set[bytes], *, plain_bytes: int) -> None:
+        self._sensitive = sensitive
+        self._insensitive = insensitive
+        self._plain_sensitive = tuple(sorted(sensitive))
+        self._plain_insensitive = tuple(sorted({literal.lower() for literal in insensitive}))
+        exact = all(b"\n" not in literal for literal in (*sensitive, *insensitive)) and all(
+            literal.isascii() for literal in insensitive
+        )
+        self._plain_left = plain_bytes if exact else 0
+        self._plain_block: bytes | None = None  # the block now being searched the plain way
+        self._compiled: _Searcher | None = None
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the automaton has been compiled (and every later search uses it)."""
+        return self._compiled is not None
+
+    def compile(self) -> _Searcher:
+        """The automaton: compiled once, on the first search it pays for (or before forking workers)."""
+        if self._compiled is None:
+            re2 = _re2()
+            if re2 is not None:
+                pattern = _alternation(self._sensitive, self._insensitive, _re2_escape)
+                self._compiled = re2.compile(pattern, _re2_options())
+            else:
+                self._compiled = re.compile(_alternation(self._sensitive, self._insensitive, re.escape))
+            self._plain_block = None
+        return self._compiled
+
+    def search(self, data: bytes, pos: int = 0) -> _Match | None:
+        """The first literal at or after `pos` (plain: the start of the first line from `pos` holding one;
+        `pos` is a line's start, as the scanner passes it)."""
+        if self._compiled is None and data is not self._plain_block:
+            if len(data) > self._plain_left:
+                return self.compile().search(data, pos)
+            self._plain_left -= len(data)
+            self._plain_block = data  # held so that its id cannot be reused by another block
+        if self._compiled is not None:
+            return self._compiled.search(data, pos)
+        return self._search_plain(data, pos)
+
+    def _search_plain(self, data: bytes, pos: int) -> _Match | None:
+        sensitive = self._plain_sensitive
+        insensitive = self._plain_insensitive
+        size = len(data)
+        while pos < size:
+            end = data.find(b"\n", pos)
+            end = size if end < 0 else end
+            line = data[pos:end]
+            if any(map(line.__contains__, sensitive)):
+                return _Start(pos)
+            if insensitive:
+                if not line.isascii():
+                    return self.compile().search(data, pos)
+                if any(map(line.lower().__contains__, insensitive)):
+                    return _Start(pos)
+            pos = end + 1
+        return None
 
 
 RE2_MEMORY = 256 * 1024 * 1024
@@ -63,7 +160,7 @@ RE2_MEMORY = 256 * 1024 * 1024
 def _re2_options() -> Any:
     """RE2's default 8 MiB budget is too small for the DFA of a few hundred rules' literals: past it RE2
     falls back to its NFA (~100x slower) and logs "DFA out of memory". The DFA cache fills only as needed."""
-    options = re2.Options()
+    options = _re2().Options()
     options.max_mem = RE2_MEMORY
     return options
 
@@ -88,44 +185,86 @@ def _re2_escape(literal: bytes) -> bytes:
 class ProbeSelector:
     """Which probes' literals occur in one candidate line, so only their patterns run.
 
-    With RE2, one `RE2::Set` call answers for every probe at once; without it, each probe's literals are
-    looked up with `in`. Probes without literals are always selected.
+    With RE2, one `RE2::Set` call answers for every probe at once; it is compiled after `plain_lines` lines
+    (or at the first line it must answer for that the plain way cannot: see `_plain_select`), and until then,
+    or without RE2, each probe's literals are looked up with `in`. Probes without literals are always selected.
     """
 
-    def __init__(self, literal_sets: Sequence[Literals | None]) -> None:
+    def __init__(self, literal_sets: Sequence[Literals | None], *, plain_lines: int = PLAIN_LINES) -> None:
         self.always = tuple(number for number, literals in enumerate(literal_sets) if literals is None)
         self._literal_sets = tuple(literal_sets)
         self._set_members: list[int] = []
         self._set: Any = None
-        if re2 is not None:
-            matcher = re2.Set.SearchSet(_re2_options())
-            for number, literals in enumerate(literal_sets):
-                if literals is None:
-                    continue
-                encoded = {literal.encode("utf-8") for literal in literals.alternatives}
-                pattern = b"|".join(_re2_escape(literal) for literal in sorted(encoded))
-                matcher.Add(b"(?i:" + pattern + b")" if literals.ignore_case else pattern)
-                self._set_members.append(number)
-            if self._set_members:
-                matcher.Compile()
-                self._set = matcher
+        # every literal → the probes needing it, case-sensitive ones and lower-cased case-insensitive ones
+        self._by_literal: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        for number, literals in enumerate(literal_sets):
+            if literals is not None:
+                by_literal = self._by_literal[literals.ignore_case]
+                for literal in literals.alternatives:
+                    key = literal.lower() if literals.ignore_case else literal
+                    by_literal.setdefault(key, []).append(number)
+        self._ascii_folding = all(literal.isascii() for literal in self._by_literal[True])
+        self._plain_left = plain_lines  # -1: the Set is compiled, or cannot be (no RE2)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether the RE2 Set has been compiled (and every later line goes through it)."""
+        return self._set is not None
+
+    def compile(self) -> None:
+        """The RE2 Set of every probe's literals: compiled once, when it pays (or before forking workers)."""
+        re2 = _re2()
+        if self._set is not None or re2 is None:
+            self._plain_left = -1
+            return
+        self._plain_left = -1
+        matcher = re2.Set.SearchSet(_re2_options())
+        members: list[int] = []
+        for number, literals in enumerate(self._literal_sets):
+            if literals is None:
+                continue
+            encoded = {literal.encode("utf-8") for literal in literals.alternatives}
+            pattern = b"|".join(_re2_escape(literal) for literal in sorted(encoded))
+            matcher.Add(b"(?i:" + pattern + b")" if literals.ignore_case else pattern)
+            members.append(number)
+        if members:
+            matcher.Compile()
+            self._set_members = members
+            self._set = matcher
 
     def select(self, text: str) -> list[int]:
         """Probe numbers, ascending, whose literals occur in the (normalised) line."""
+        if self._set is None and self._plain_left >= 0:
+            self._plain_left -= 1
+            if self._plain_left < 0:
+                self.compile()
         if self._set is not None:
             found = self._set.Match(text.encode("utf-8")) or ()
             selected = [self._set_members[index] for index in found]
         else:
-            folded = text.lower()
-            selected = [
-                number
-                for number, literals in enumerate(self._literal_sets)
-                if literals is not None
-                and any(
-                    literal in (folded if literals.ignore_case else text) for literal in literals.alternatives
-                )
-            ]
+            plain = self._plain_select(text)
+            if plain is None:
+                self.compile()
+                return self.select(text)
+            selected = plain
         if self.always:
             selected.extend(self.always)
         selected.sort()
         return selected
+
+    def _plain_select(self, text: str) -> list[int] | None:
+        """The probes whose literals `text` holds, looked up with `in`; None where only the Set answers exactly
+        (a case-insensitive literal and a non-ASCII line: RE2 folds `k` with the Kelvin sign, `s` with `ſ`,
+        where `str.lower` does not)."""
+        sensitive, insensitive = self._by_literal
+        found = {number for literal in filter(text.__contains__, sensitive) for number in sensitive[literal]}
+        if insensitive:
+            if not (text.isascii() and self._ascii_folding) and _re2() is not None:
+                return None
+            folded = text.lower()
+            found.update(
+                number
+                for literal in filter(folded.__contains__, insensitive)
+                for number in insensitive[literal]
+            )
+        return list(found)

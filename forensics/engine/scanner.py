@@ -7,7 +7,6 @@ decoded, and each probe keeps at most one hit per level.
 from __future__ import annotations
 
 import io
-import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,7 +24,8 @@ from forensics.engine.normalize import (
     normalize_line,
     visible_line,
 )
-from forensics.engine.prefilter import Prefilter, ProbeSelector
+from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector
+from forensics.errors import zip_read_errors
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
@@ -72,8 +72,17 @@ class ScanLimits:
 class CompiledRules:
     """Every rule's patterns and co-conditions as probes, with one pre-filter over all of them."""
 
-    def __init__(self, rules: RuleSet, *, use_literals: bool = True) -> None:
-        """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one."""
+    def __init__(
+        self,
+        rules: RuleSet,
+        *,
+        use_literals: bool = True,
+        plain_bytes: int = PLAIN_BYTES,
+        plain_lines: int = PLAIN_LINES,
+    ) -> None:
+        """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
+        `plain_bytes`/`plain_lines`: how much is searched literal by literal before RE2's automata are compiled
+        (engine/prefilter.py)."""
         self.rules: tuple[Rule, ...] = tuple(rules)
         probes: list[Probe] = []
         for index, rule in enumerate(self.rules):
@@ -91,12 +100,19 @@ class CompiledRules:
         # per probe, every literal set its pattern needs one of (read on the probe's first candidate line)
         self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
         literal_sets = [probe.literals if use_literals else None for probe in probes]
-        self.prefilter = Prefilter.build(literal_sets)
-        self.selector = ProbeSelector(literal_sets)
+        self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes)
+        self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
         self.probes_by_rule: dict[int, tuple[int, ...]] = {}
         for number, probe in enumerate(probes):
             self.probes_by_rule.setdefault(probe.rule_index, ())
             self.probes_by_rule[probe.rule_index] += (number,)
+
+    def compile_automata(self) -> None:
+        """Compile the pre-filter's automata now (they are otherwise compiled on first need): before forking
+        workers, so that each inherits them instead of compiling its own."""
+        if self.prefilter.pattern is not None:
+            self.prefilter.pattern.compile()
+        self.selector.compile()
 
     def possible(self, number: int, text: str) -> bool:
         """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
@@ -172,7 +188,7 @@ def scan_stream(
     try:
         for block in _blocks(utf8_stream(stream), scanner):
             scanner.process(block)
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
+    except zip_read_errors(OSError, EOFError, zlib.error) as err:
         scanner.scan.problems.append(
             Problem(
                 object=name,

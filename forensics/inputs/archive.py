@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import zipfile
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -171,6 +170,8 @@ class ZipArchive:
         self.path = str(path)
         self.label = label or str(path)
         self.problems: list[Problem] = []
+        import zipfile  # only for a zip: a plain log never loads it
+
         try:
             require_regular(path)  # a FIFO named b.zip would block the open below forever
             self._zip = zipfile.ZipFile(path)

@@ -13,7 +13,6 @@ when the failing tests did not reveal them, from the first megabytes of the inpu
 from __future__ import annotations
 
 import re
-import zipfile
 import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -22,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, BinaryIO
 
 from forensics.engine.decode import utf8_stream
+from forensics.errors import zip_read_errors
 from forensics.model import EnvironmentFacts, Evidence, EvidenceWindow, Verdict
 from forensics.report.environment import GpuFinder
 
@@ -38,7 +38,7 @@ _BLOCK_BYTES = 1024 * 1024
 _WINDOW_LINES = LINES_BEFORE + LINES_AFTER + 1
 _HINTS = re.compile(rb"NVIDIA|Tesla|Instinct|MiB|GiB")  # a GPU fact is only on a line holding one of these
 # a log that went missing or a corrupt zip entry only costs that log's window (the excerpt is kept instead)
-_READ_ERRORS = (OSError, KeyError, ValueError, EOFError, RuntimeError, zipfile.BadZipFile, zlib.error)
+_READ_ERRORS = (OSError, KeyError, ValueError, EOFError, RuntimeError, zlib.error)  # and zip_read_errors()
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ def _window_of(verdict: Verdict, session: InputSession) -> EvidenceWindow:
         source, attachment, location = best.source, best.attachment, best.location
     if source and session.can_reread:
         target = evidence.line if evidence is not None else None
-        with suppress(*_READ_ERRORS), utf8_stream(session.open_log(source)) as stream:
+        with suppress(*zip_read_errors(*_READ_ERRORS)), utf8_stream(session.open_log(source)) as stream:
             numbered = _window(stream, target, session.options.limits.max_bytes)
     if not numbered and evidence is not None:  # stdin, or a log gone unreadable: keep the excerpt
         numbered = [(line.number, line.text) for line in evidence.excerpt] or [(evidence.line, evidence.text)]
@@ -209,7 +209,10 @@ def _probe_gpu(session: InputSession, verdicts: list[Verdict], finder: GpuFinder
             if ref.inline_text is not None or not ref.source or ref.source in seen:
                 continue
             seen.add(ref.source)
-            with suppress(*_READ_ERRORS), utf8_stream(session.open_log(ref.source)) as stream:
+            with (
+                suppress(*zip_read_errors(*_READ_ERRORS)),
+                utf8_stream(session.open_log(ref.source)) as stream,
+            ):
                 block = stream.read(min(PROBE_BYTES_PER_LOG, budget))
                 budget -= len(block)
                 finder.add_lines(_hint_lines(block))

@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import hashlib
 import os
-import zipfile
 from pathlib import Path
 
+from forensics.errors import zip_read_errors
 from forensics.inputs.archive import open_regular
 
 KINDS = ("log", "zip", "directory")
 MAX_HASHED_BYTES = 512 * 1024 * 1024
 _CHUNK_BYTES = 1024 * 1024
-_READ_ERRORS = (OSError, zipfile.BadZipFile, ValueError, EOFError)
+_READ_ERRORS = (OSError, ValueError, EOFError)  # and zip_read_errors()
 
 
 def input_identity(path: str, kind: str) -> str:
@@ -45,7 +45,7 @@ def input_identity(path: str, kind: str) -> str:
             return f"zip:{os.path.getsize(path)}:{_zip_directory_digest(path)}"
         if kind == "directory":
             return f"directory:{_listing_digest(Path(path))}"
-    except _READ_ERRORS:
+    except zip_read_errors(*_READ_ERRORS):
         return ""
     return ""
 
@@ -57,6 +57,8 @@ def kind_of(identity: str) -> str:
 
 
 def _zip_directory_digest(path: str) -> str:
+    import zipfile  # only for a zip input
+
     digest = hashlib.sha256()
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():

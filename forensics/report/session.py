@@ -244,6 +244,7 @@ class InputSession:
         from concurrent.futures.process import BrokenProcessPool
 
         ordered = sorted(refs, key=lambda ref: -sizes[ref.key])  # biggest first balances the workers
+        self.compiled.compile_automata()  # once here, not once in every worker
         _WORKER.clear()
         _WORKER.update(template=archive, compiled=self.compiled, limits=self.options.limits, **_WORKER_EXTRA)
         try:

@@ -1,0 +1,140 @@
+"""The pre-filter's plain way (literals looked up with `in`, used until enough has been searched to pay for RE2's
+automata) finds exactly what the automata find: the same candidate lines and the same probes, line by line, on
+every real log of the training corpus, and the same hits."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from forensics.engine.normalize import visible_line
+from forensics.engine.prefilter import LiteralSearch, Prefilter, ProbeSelector
+from forensics.engine.scanner import CompiledRules, scan_stream
+from forensics.rules.literals import Literals, required_literals
+from forensics.rules.model import RuleSet
+from tests.support.rulebook import rule_toml, rules_from
+
+TRAIN = Path(__file__).parent / "corpus" / "train"
+EVERYTHING = 1 << 40  # a budget never used up: the plain way throughout
+
+
+def _candidates(search: LiteralSearch, data: bytes) -> list[int]:
+    """The start of every line the pre-filter hands on, as the scanner walks a block."""
+    starts = []
+    position = 0
+    while position < len(data):
+        match = search.search(data, position)
+        if match is None:
+            break
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        starts.append(start)
+        end = data.find(b"\n", start)
+        position = len(data) if end < 0 else end + 1
+    return starts
+
+
+def _both(literal_sets: list[Literals | None]) -> tuple[LiteralSearch, LiteralSearch]:
+    plain = Prefilter.build(literal_sets, plain_bytes=EVERYTHING).pattern
+    automaton = Prefilter.build(literal_sets, plain_bytes=0).pattern
+    assert plain is not None and automaton is not None
+    return plain, automaton
+
+
+def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]) -> int:
+    plain, automaton = _both(literal_sets)
+    plain_selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING)
+    set_selector = ProbeSelector(literal_sets, plain_lines=0)
+    compared = 0
+    for data in logs:
+        starts = _candidates(plain, data)
+        assert starts == _candidates(automaton, data)
+        for start in starts:
+            end = data.find(b"\n", start)
+            shown = visible_line(data[start : len(data) if end < 0 else end].decode("utf-8", "replace"))
+            assert plain_selector.select(shown) == set_selector.select(shown), shown
+            compared += 1
+    assert not plain.compiled and automaton.compiled
+    assert set_selector.compiled
+    return compared
+
+
+def test_the_plain_way_finds_the_automaton_s_lines_and_probes_on_every_training_log(
+    rule_pack: RuleSet,
+) -> None:
+    compiled = CompiledRules(rule_pack)
+    literal_sets = [probe.literals for probe in compiled.probes]
+    logs = [path.read_bytes() for path in sorted(TRAIN.rglob("*.log"))]
+    assert len(logs) > 300
+    assert _compare_line_by_line(literal_sets, logs) > 1000
+
+
+def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automaton() -> None:
+    literal_sets: list[Literals | None] = [
+        required_literals("Worker killed", ignore_case=False),
+        required_literals("socket timeout", ignore_case=True),
+        required_literals("(?i:disk) quota", ignore_case=False),
+    ]
+    lines = [
+        b"INFO all good",
+        b"SOCKET TIMEOUT after 3 s",
+        b"Socket Timeout, retrying",
+        b"disk Quota exceeded",  # a scoped (?i:) makes the whole literal case-insensitive (a wider net)
+        b"DISK quota exceeded",
+        b"Worker killed by signal 9",
+        b"caf\xc3\xa9 \xe2\x80\xa6 socket timeout",  # non-ASCII, with a case-insensitive literal
+        b"\xe2\x80\xa6 nothing here",
+        b"soc\xe2\x84\xaaet timeout",  # the Kelvin sign folds to k in RE2's UTF-8 mode: RE2 decides
+        b"\xe2\x80\xa6 Worker killed",  # non-ASCII, with a case-sensitive literal: a candidate either way
+    ]
+    data = b"\n".join(lines) + b"\n"
+    plain, automaton = _both(literal_sets)
+    starts = _candidates(plain, data)
+    assert starts == _candidates(automaton, data)
+    assert [data[start:].split(b"\n", 1)[0] for start in starts] == [
+        lines[n] for n in (1, 2, 3, 4, 5, 6, 8, 9)
+    ]
+    assert plain.compiled  # the first non-ASCII line without a case-sensitive literal compiled the automaton
+
+    selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING)
+    assert selector.select("a SOCKET timeout and a Disk quota") == [1, 2]
+    assert not selector.compiled
+    assert selector.select("socket timeout \u2026") == [1]
+    assert selector.compiled  # the Set answers for a non-ASCII line once a literal is case-insensitive
+
+
+def test_a_literal_search_compiles_the_automaton_once_past_its_byte_budget() -> None:
+    search = Prefilter.build([required_literals("Worker killed", ignore_case=False)], plain_bytes=100).pattern
+    assert search is not None
+    block = b"x\n" * 30 + b"Worker killed\n"
+    assert search.search(block, 0) is not None and not search.compiled  # 74 bytes of the 100
+    assert search.search(block, 10) is not None and not search.compiled  # the same block again: not counted
+    assert search.search(block[:-1], 0) is not None and search.compiled  # 73 more: past the budget
+    assert search.search(b"y\n", 0) is None
+
+
+@pytest.mark.parametrize("plain_bytes", [0, EVERYTHING], ids=["automata", "plain"])
+def test_either_way_a_scan_finds_what_matching_every_line_finds(tmp_path: Path, plain_bytes: int) -> None:
+    rules = rules_from(
+        tmp_path,
+        rule_toml("x.oom", "(?i)out of memory on (?P<device>cuda:\\d+)", example="Out of memory on cuda:1"),
+        rule_toml("x.wrapper", "wrapper failed", kind="symptom"),
+    )
+    compiled = CompiledRules(rules, plain_bytes=plain_bytes, plain_lines=plain_bytes)
+    slow = CompiledRules(rules, use_literals=False)
+    lines = [f"INFO step {number}" for number in range(400)]
+    lines[50] = "\x1b[31mERROR\x1b[0m OUT OF MEMORY on cuda:3"
+    lines[60] = "RuntimeError: wrapper failed"
+    lines[70] = "\u2026 RuntimeError: wrapper failed again"  # non-ASCII: its literal is case-sensitive
+    data = ("\n".join(lines) + "\n").encode()
+    fast = scan_stream(io.BytesIO(data), compiled, name="log")
+    assert fast.hits == scan_stream(io.BytesIO(data), slow, name="log").hits
+    assert sorted((hit.line, hit.captures) for hits in fast.hits.values() for hit in hits) == [
+        (51, (("device", "cuda:3"),)),
+        (61, ()),
+        (71, ()),
+    ]
+    assert fast.counts == {0: 1, 1: 2}
+    assert compiled.prefilter.pattern is not None
+    assert compiled.prefilter.pattern.compiled is (plain_bytes == 0)
