@@ -138,8 +138,9 @@ class InputSession:
         workers = self._worker_count(archive_refs)
         if workers is None:
             return None
-        from concurrent.futures import FIRST_COMPLETED, Future, wait
+        from concurrent.futures import Future
         from concurrent.futures.process import BrokenProcessPool
+        from queue import SimpleQueue
 
         scans = {key: self._scan_one(ref) for key, ref in work.items() if ref.inline_text is not None}
         pipeline = _Pipeline(tests, {**self.scans, **scans}, self.compiled, asked=set(self.likely))
@@ -148,28 +149,27 @@ class InputSession:
         self._prepare_workers(is_wrapper=self._wrapper_test())
         try:
             with self._pool(workers) as pool:
+                # finished futures arrive through a queue: `wait()` on every pending future after each result
+                # cost O(n) a result (0.3 CPU s for 420 logs), the parent's time taken from the workers
+                finished: SimpleQueue[Future[Any]] = SimpleQueue()
                 running: dict[Future[Any], tuple[str, tuple[str, str, str]]] = {}
-                for kind, refs, task in (
-                    ("scan", ordered, _worker_scan),
-                    ("likely", pipeline.start(), _worker_likely),
-                ):
-                    running.update(
-                        {pool.submit(task, (ref.source, _where(ref))): (kind, ref.key) for ref in refs}
-                    )
+
+                def submit(kind: str, refs: list[LogRef]) -> None:
+                    for ref in refs:
+                        future = pool.submit(_worker_scan if kind == "scan" else _worker_likely, _task(ref))
+                        running[future] = (kind, ref.key)
+                        future.add_done_callback(finished.put)
+
+                submit("scan", ordered)
+                submit("likely", pipeline.start())
                 while running:
-                    done, _ = wait(running, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        kind, key = running.pop(future)
-                        if kind == "likely":
-                            likely[key] = future.result()
-                            continue
+                    future = finished.get()
+                    kind, key = running.pop(future)
+                    if kind == "likely":
+                        likely[key] = future.result()
+                    else:
                         scans[key] = future.result()
-                        running.update(
-                            {
-                                pool.submit(_worker_likely, (ref.source, _where(ref))): ("likely", ref.key)
-                                for ref in pipeline.scanned(key, scans[key])
-                            }
-                        )
+                        submit("likely", pipeline.scanned(key, scans[key]))
         except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): one by one instead
             return None
         finally:
@@ -491,6 +491,11 @@ def _size(archive: Archive, source: str) -> int:
         return archive.size(source)
     except (OSError, KeyError):
         return 0
+
+
+def _task(ref: LogRef) -> tuple[str, str]:
+    """What a worker is sent for one log: its entry in the archive, and its name for problems."""
+    return ref.source, _where(ref)
 
 
 def _where(ref: LogRef) -> str:
