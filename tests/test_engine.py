@@ -190,6 +190,22 @@ def _big_log() -> str:
     return "\n".join(lines) + "\n"
 
 
+def test_a_block_ends_at_its_last_line_break_not_where_the_read_stopped(tmp_path: Path) -> None:
+    """The read that fills a block goes on into the next line; that line's start belongs to the next block:
+    it is neither the hit line's context nor a candidate line twice, and the tail holds it once."""
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause (?P<n>\\d+)")))
+    head = b"first line\nsecond line\nboom cause 7\n"
+    data = head + b"boom cause 8 spans the edge\nlast\n"
+    scan = scan_stream(io.BytesIO(data), compiled, name="log", limits=ScanLimits(block_size=len(head) + 6))
+    (first,) = [hit for hit in scan.hits[0] if hit.line == 3]
+    assert [(line.number, line.text) for line in first.excerpt] == [
+        (1, "first line"),
+        (2, "second line"),
+        (3, "boom cause 7"),
+    ]
+    assert scan.counts[0] == 2 and scan.lines == 5
+
+
 def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) -> None:
     compiled = CompiledRules(
         rules_from(

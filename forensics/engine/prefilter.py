@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - the dependency is declared; this keeps
 class _Searcher(Protocol):
     """What the scanner needs of a compiled pre-filter: the next literal at or after a position."""
 
-    def search(self, data: bytes, pos: int = ...) -> _Match | None: ...
+    def search(self, data: bytes, pos: int = ..., endpos: int = ...) -> _Match | None: ...
 
 
 class _Match(Protocol):

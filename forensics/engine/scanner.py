@@ -170,8 +170,8 @@ def scan_stream(
     """Read a log once; a read error or the size limit ends the scan early as a problem, keeping what was found."""
     scanner = _Scanner(compiled, name, limits or ScanLimits())
     try:
-        for block in _blocks(utf8_stream(stream), scanner):
-            scanner.process(block)
+        for block, size in _blocks(utf8_stream(stream), scanner):
+            scanner.process(block, size)
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as err:
         scanner.scan.problems.append(
             Problem(
@@ -184,8 +184,10 @@ def scan_stream(
     return scanner.scan
 
 
-def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[bytes]:
-    """Blocks that end at a line break (or at `max_line` for a giant line), within the size limit."""
+def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[tuple[bytes, int]]:
+    """Blocks that end at a line break (or at `max_line` for a giant line), within the size limit: each as the
+    bytes read and the length that is the block (the rest, a line's start, comes again in the next block; not
+    cut off here, which copied every block once more)."""
     limits = scanner.limits
     pending = b""
     remaining = limits.max_bytes
@@ -197,15 +199,15 @@ def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[bytes]:
             if remaining <= 0 and stream.read(1):
                 scanner.scan.truncated = True
             if pending:
-                yield pending
+                yield pending, len(pending)
             return
         data = pending + chunk if pending else chunk
         cut = data.rfind(b"\n")
         if cut >= 0:
-            yield data[: cut + 1]
+            yield data, cut + 1
             pending = data[cut + 1 :]
         elif len(data) >= limits.max_line:
-            yield data  # one giant line: match its pieces, keep counting it as one line
+            yield data, len(data)  # one giant line: match its pieces, keep counting it as one line
             pending = b""
         else:
             pending = data
@@ -224,34 +226,35 @@ class _Scanner:
         self.tail = b""
         self.tail_from_start = True  # the tail still holds the first line whole
 
-    def process(self, block: bytes) -> None:
+    def process(self, block: bytes, size: int) -> None:
+        """The block's first `size` bytes (whole lines; what follows is not part of it)."""
         prefilter = self.compiled.prefilter.pattern
         position = 0
         counted_to = 0
         line_number = self.newlines + 1
-        size = len(block)
         while position < size:
             if prefilter is None:
                 start = position
             else:
-                match = prefilter.search(block, position)
+                match = prefilter.search(block, position, size)
                 if match is None:
                     break
                 start = block.rfind(b"\n", 0, match.start()) + 1
-            end = block.find(b"\n", start)
+            end = block.find(b"\n", start, size)
             end = size if end < 0 else end
             line_number += block.count(b"\n", counted_to, start)
             counted_to = start
-            self.match_line(block, start, end, line_number)
+            self.match_line(block, start, end, line_number, size)
             position = end + 1
         # the breaks before the last candidate line were counted on the way: count only the rest
-        self.newlines = line_number - 1 + block.count(b"\n", counted_to)
+        self.newlines = line_number - 1 + block.count(b"\n", counted_to, size)
         keep = self.limits.tail_bytes
-        joined = self.tail + block if len(block) < keep else block  # a whole block: no copy of it to make
-        self.tail_from_start = self.tail_from_start and len(self.tail) + len(block) <= keep
+        # a block longer than the tail: only its end to copy
+        joined = self.tail + block[:size] if size < keep else block[size - keep : size]
+        self.tail_from_start = self.tail_from_start and len(self.tail) + size <= keep
         self.tail = joined[-keep:]
 
-    def match_line(self, block: bytes, start: int, end: int, line_number: int) -> None:
+    def match_line(self, block: bytes, start: int, end: int, line_number: int, size: int) -> None:
         raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")
         compiled = self.compiled
         possible: set[int] | None = None
@@ -282,7 +285,7 @@ class _Scanner:
                         text=kept_text(visible_line(raw), EVIDENCE_TEXT_LIMIT),
                         level=line.level,
                         captures=captures,
-                        excerpt=_excerpt(block, start, end, line_number, self.limits),
+                        excerpt=_excerpt(block, size, start, end, line_number, self.limits),
                     )
                 )
 
@@ -321,9 +324,10 @@ class _Scanner:
 
 
 def _excerpt(
-    block: bytes, start: int, end: int, line_number: int, limits: ScanLimits
+    block: bytes, size: int, start: int, end: int, line_number: int, limits: ScanLimits
 ) -> tuple[ExcerptLine, ...]:
-    """The matched line with a few lines before and after it, as far as this block holds them."""
+    """The matched line with a few lines before and after it, as far as this block (its first `size` bytes)
+    holds them."""
     before: list[ExcerptLine] = []
     cursor = start
     for offset in range(1, limits.context_before + 1):
@@ -335,10 +339,10 @@ def _excerpt(
     lines = [*reversed(before), ExcerptLine(line_number, _excerpt_text(block[start:end]))]
     cursor = end
     for offset in range(1, limits.context_after + 1):
-        if cursor >= len(block) - 1:
+        if cursor >= size - 1:
             break
-        following = block.find(b"\n", cursor + 1)
-        following = len(block) if following < 0 else following
+        following = block.find(b"\n", cursor + 1, size)
+        following = size if following < 0 else following
         lines.append(ExcerptLine(line_number + offset, _excerpt_text(block[cursor + 1 : following])))
         cursor = following
     return tuple(lines)
