@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
+import re2  # type: ignore[import-untyped]
+
+from forensics.engine.prefilter import first_match_finder
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -188,6 +192,19 @@ def _big_log() -> str:
                 f"[BASH] INFO 11-28 08:14:19 [x.py:{number}] step {number} of a long and boring startup"
             )
     return "\n".join(lines) + "\n"
+
+
+def test_the_fast_re2_call_finds_what_search_finds_and_stops_at_the_end_given() -> None:
+    """The scanner's finder calls RE2's compiled regexp directly; it must agree with `search`, and the `re`
+    fallback (no RE2) too, on every position and end of the block."""
+    data = b"no literal here\nsome boom line\nand xyz then boom\n"
+    finders = [first_match_finder(re2.compile(b"boom|xyz")), first_match_finder(re.compile(b"boom|xyz"))]
+    expected = re.compile(b"boom|xyz")
+    for pos in range(len(data)):
+        for end in range(pos, len(data) + 1):
+            found = expected.search(data, pos, end)
+            want = -1 if found is None else found.start()
+            assert [find(data, pos, end) for find in finders] == [want, want], (pos, end)
 
 
 def test_a_block_ends_at_its_last_line_break_not_where_the_read_stopped(tmp_path: Path) -> None:

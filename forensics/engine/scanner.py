@@ -25,7 +25,7 @@ from forensics.engine.normalize import (
     normalize_line,
     visible_line,
 )
-from forensics.engine.prefilter import Prefilter, ProbeSelector
+from forensics.engine.prefilter import Prefilter, ProbeSelector, first_match_finder
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
@@ -225,21 +225,23 @@ class _Scanner:
         self.timed_out: set[int] = set()
         self.tail = b""
         self.tail_from_start = True  # the tail still holds the first line whole
+        pattern = compiled.prefilter.pattern
+        self.find = None if pattern is None else first_match_finder(pattern)
 
     def process(self, block: bytes, size: int) -> None:
         """The block's first `size` bytes (whole lines; what follows is not part of it)."""
-        prefilter = self.compiled.prefilter.pattern
+        find = self.find
         position = 0
         counted_to = 0
         line_number = self.newlines + 1
         while position < size:
-            if prefilter is None:
+            if find is None:
                 start = position
             else:
-                match = prefilter.search(block, position, size)
-                if match is None:
+                found = find(block, position, size)
+                if found < 0:
                     break
-                start = block.rfind(b"\n", 0, match.start()) + 1
+                start = block.rfind(b"\n", 0, found) + 1
             end = block.find(b"\n", start, size)
             end = size if end < 0 else end
             line_number += block.count(b"\n", counted_to, start)
