@@ -264,6 +264,45 @@ def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Pa
         assert fast.last_error == slow.last_error
 
 
+def test_a_line_turned_away_before_is_turned_away_again_only_when_its_digits_cannot_matter(
+    tmp_path: Path,
+) -> None:
+    """Recurring candidate lines that no pattern can match are remembered with their digits masked; a twin
+    line whose digits make a literal (or a required part) appear must still be matched, as the plain path
+    matches it."""
+    folder = rules_from(
+        tmp_path,
+        rule_toml("x.flash", "FlashInfer[^\\n]{0,80}version", example="FlashInfer version"),
+        rule_toml("x.boom", "boom 42 happened"),
+        rule_toml(
+            "x.signal", "worker (?:died|exited)[^\\n]{0,40}signal 9\\b", example="worker died on signal 9"
+        ),
+    )
+    fast, plain = CompiledRules(folder), CompiledRules(folder, use_literals=False)
+    lines = [f"{n:05d} FlashInfer is off, boom {41 - n % 2} happened" for n in range(200)]
+    lines += [f"{n:05d} worker died on signal 7" for n in range(200)]
+    lines += [
+        "00100 FlashInfer is off, boom 42 happened",
+        "00100 worker died on signal 9",
+        "FlashInfer version",
+    ]
+    lines += ["00100 FlashInfer is off, boom 40 happened"] * 3
+    log = ("\n".join(lines) + "\n").encode()
+    found = scan_stream(io.BytesIO(log), fast, name="log")
+    assert fast.rejected.known(fast.rejected.key(b"00100 FlashInfer is off, boom 40 happened"))
+    assert not fast.rejected.known(
+        fast.rejected.key(b"00100 worker died on signal 7")
+    )  # its rule needs a digit
+    assert {
+        fast.rules[fast.probes[n].rule_index].id: [h.line for h in hits] for n, hits in found.hits.items()
+    } == {
+        "x.boom": [401],
+        "x.signal": [402],
+        "x.flash": [403],
+    }
+    assert found.hits == scan_stream(io.BytesIO(log), plain, name="log").hits
+
+
 def test_a_giant_line_without_breaks_is_matched_and_counted_as_one_line(tmp_path: Path) -> None:
     compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause")))
     data = b"first\n" + b"x" * 300_000 + b" boom cause " + b"y" * 300_000 + b"\nlast line\n"

@@ -26,6 +26,7 @@ from forensics.engine.normalize import (
     visible_line,
 )
 from forensics.engine.prefilter import Prefilter, ProbeSelector, first_match_finder
+from forensics.engine.rejected import RejectedLines
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.model import Rule, RulePattern, RuleSet
@@ -93,15 +94,14 @@ class CompiledRules:
         literal_sets = [probe.literals if use_literals else None for probe in probes]
         self.prefilter = Prefilter.build(literal_sets)
         self.selector = ProbeSelector(literal_sets)
+        self.rejected = RejectedLines(literal_sets, self.gate)
         self.probes_by_rule: dict[int, tuple[int, ...]] = {}
         for number, probe in enumerate(probes):
             self.probes_by_rule.setdefault(probe.rule_index, ())
             self.probes_by_rule[probe.rule_index] += (number,)
 
-    def possible(self, number: int, text: str) -> bool:
-        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
-        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
-        literals, where the pre-filter looks for one)."""
+    def gate(self, number: int) -> tuple[tuple[tuple[str, ...], bool], ...]:
+        """Probe `number`'s literal sets as `possible` checks them (each with its case-insensitivity)."""
         gate = self._gates.get(number)
         if gate is None:
             probe = self.probes[number]
@@ -111,8 +111,14 @@ class CompiledRules:
                 for literals in required_literal_sets(probe.pattern.pattern, ignore_case=rule.ignore_case)
                 if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
             )
+        return gate
+
+    def possible(self, number: int, text: str) -> bool:
+        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
+        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
+        literals, where the pre-filter looks for one)."""
         folded: str | None = None
-        for alternatives, insensitive in gate:
+        for alternatives, insensitive in self.gate(number):
             haystack = text
             if insensitive:
                 if not text.isascii():  # case folding beyond ASCII: leave it to the pattern
@@ -257,18 +263,25 @@ class _Scanner:
         self.tail = joined[-keep:]
 
     def match_line(self, block: bytes, start: int, end: int, line_number: int, size: int) -> None:
-        raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")
+        piece = block[start : min(end, start + self.limits.max_line)]
         compiled = self.compiled
         possible: set[int] | None = None
         if compiled.use_literals:
+            rejected = compiled.rejected
+            key = rejected.key(piece)
+            if rejected.known(key):  # the same line but for its digits was turned away before
+                return
+            raw = piece.decode("utf-8", "replace")
             # The message is a part of the line as a terminal shows it: a probe that cannot match the shown
             # line cannot match its message, and most candidate lines end here, before being normalised.
             shown = visible_line(raw)
-            possible = {
-                number for number in compiled.selector.select(shown) if compiled.possible(number, shown)
-            }
+            selected = compiled.selector.select(shown)
+            possible = {number for number in selected if compiled.possible(number, shown)}
             if not possible:
+                rejected.remember(key, selected)
                 return
+        else:
+            raw = piece.decode("utf-8", "replace")
         line = normalize_line(raw)
         if not line.text:
             return
