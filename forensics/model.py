@@ -347,6 +347,8 @@ class Report:
     # Set by `report.redact.redact_report` alone: every string has passed a redactor. The store records only
     # such a report (it never redacts itself), so a caller that forgot fails loudly instead of storing a secret.
     redacted: bool = field(default=False, compare=False)
+    # With it, which secrets: the key of the redactor (a digest of its values, never the values themselves)
+    redacted_with: str = field(default="", compare=False, repr=False)
 
     @property
     def failing(self) -> tuple[Verdict, ...]:

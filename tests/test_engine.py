@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
+import re2  # type: ignore[import-untyped]
+
+from forensics.engine.prefilter import first_match_finder
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -190,6 +194,35 @@ def _big_log() -> str:
     return "\n".join(lines) + "\n"
 
 
+def test_the_fast_re2_call_finds_what_search_finds_and_stops_at_the_end_given() -> None:
+    """The scanner's finder calls RE2's compiled regexp directly; it must agree with `search`, and the `re`
+    fallback (no RE2) too, on every position and end of the block."""
+    data = b"no literal here\nsome boom line\nand xyz then boom\n"
+    finders = [first_match_finder(re2.compile(b"boom|xyz")), first_match_finder(re.compile(b"boom|xyz"))]
+    expected = re.compile(b"boom|xyz")
+    for pos in range(len(data)):
+        for end in range(pos, len(data) + 1):
+            found = expected.search(data, pos, end)
+            want = -1 if found is None else found.start()
+            assert [find(data, pos, end) for find in finders] == [want, want], (pos, end)
+
+
+def test_a_block_ends_at_its_last_line_break_not_where_the_read_stopped(tmp_path: Path) -> None:
+    """The read that fills a block goes on into the next line; that line's start belongs to the next block:
+    it is neither the hit line's context nor a candidate line twice, and the tail holds it once."""
+    compiled = CompiledRules(rules_from(tmp_path, rule_toml("x.cause", "boom cause (?P<n>\\d+)")))
+    head = b"first line\nsecond line\nboom cause 7\n"
+    data = head + b"boom cause 8 spans the edge\nlast\n"
+    scan = scan_stream(io.BytesIO(data), compiled, name="log", limits=ScanLimits(block_size=len(head) + 6))
+    (first,) = [hit for hit in scan.hits[0] if hit.line == 3]
+    assert [(line.number, line.text) for line in first.excerpt] == [
+        (1, "first line"),
+        (2, "second line"),
+        (3, "boom cause 7"),
+    ]
+    assert scan.counts[0] == 2 and scan.lines == 5
+
+
 def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) -> None:
     compiled = CompiledRules(
         rules_from(
@@ -236,6 +269,45 @@ def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Pa
             assert scan_stream(third, literal_by_literal, name=path.name).hits == fast.hits, path.name
     assert literal_by_literal.prefilter.pattern is not None
     assert not literal_by_literal.prefilter.pattern.compiled and not literal_by_literal.selector.compiled
+
+
+def test_a_line_turned_away_before_is_turned_away_again_only_when_its_digits_cannot_matter(
+    tmp_path: Path,
+) -> None:
+    """Recurring candidate lines that no pattern can match are remembered with their digits masked; a twin
+    line whose digits make a literal (or a required part) appear must still be matched, as the plain path
+    matches it."""
+    folder = rules_from(
+        tmp_path,
+        rule_toml("x.flash", "FlashInfer[^\\n]{0,80}version", example="FlashInfer version"),
+        rule_toml("x.boom", "boom 42 happened"),
+        rule_toml(
+            "x.signal", "worker (?:died|exited)[^\\n]{0,40}signal 9\\b", example="worker died on signal 9"
+        ),
+    )
+    fast, plain = CompiledRules(folder), CompiledRules(folder, use_literals=False)
+    lines = [f"{n:05d} FlashInfer is off, boom {41 - n % 2} happened" for n in range(200)]
+    lines += [f"{n:05d} worker died on signal 7" for n in range(200)]
+    lines += [
+        "00100 FlashInfer is off, boom 42 happened",
+        "00100 worker died on signal 9",
+        "FlashInfer version",
+    ]
+    lines += ["00100 FlashInfer is off, boom 40 happened"] * 3
+    log = ("\n".join(lines) + "\n").encode()
+    found = scan_stream(io.BytesIO(log), fast, name="log")
+    assert fast.rejected.known(fast.rejected.key(b"00100 FlashInfer is off, boom 40 happened"))
+    assert not fast.rejected.known(
+        fast.rejected.key(b"00100 worker died on signal 7")
+    )  # its rule needs a digit
+    assert {
+        fast.rules[fast.probes[n].rule_index].id: [h.line for h in hits] for n, hits in found.hits.items()
+    } == {
+        "x.boom": [401],
+        "x.signal": [402],
+        "x.flash": [403],
+    }
+    assert found.hits == scan_stream(io.BytesIO(log), plain, name="log").hits
 
 
 def test_a_giant_line_without_breaks_is_matched_and_counted_as_one_line(tmp_path: Path) -> None:

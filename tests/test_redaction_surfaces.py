@@ -278,6 +278,23 @@ def test_comments_posted_to_a_tracker_hold_no_secret(planted_results: Path, rule
     assert not leaked, sorted(leaked)
 
 
+def test_a_report_is_walked_again_only_for_other_secrets(planted_results: Path, rule_pack: RuleSet) -> None:
+    """`analyze` redacts with the run's secrets and each output again: the second walk with the same secrets is
+    skipped (the report is returned as it is), one with another secret still redacts it."""
+    first = Redactor.from_environment({"DEPLOY_SECRET": PLANTED_ENVIRONMENT_SECRET})
+    report = analyze([str(planted_results)], rules=rule_pack, options=_options(first))
+    same = Redactor.from_environment({"OTHER_SECRET": PLANTED_ENVIRONMENT_SECRET})
+    assert report.redacted and redact_report(report, same) is report
+    kept = next(v.test.name for v in report.failing if len(v.test.name) > 12)
+    other = Redactor.from_environment({"NAME_TOKEN": kept})
+    again = redact_report(report, other)
+    assert again is not report and again.redacted and redact_report(again, other) is again
+    assert kept not in {v.test.name for v in again.verdicts} and REDACTED in {
+        v.test.name for v in again.verdicts
+    }
+    assert "key" not in repr(first) and first.key not in repr(report)
+
+
 def test_a_report_saved_unredacted_by_an_older_version_is_redacted_on_the_way_out(
     planted_results: Path, tmp_path: Path
 ) -> None:

@@ -33,7 +33,7 @@ def _re2() -> Any:
 class _Searcher(Protocol):
     """What the scanner needs of a compiled pre-filter: the next literal at or after a position."""
 
-    def search(self, data: bytes, pos: int = ...) -> _Match | None: ...
+    def search(self, data: bytes, pos: int = ..., endpos: int = ...) -> _Match | None: ...
 
 
 class _Match(Protocol):
@@ -105,6 +105,7 @@ class LiteralSearch:
         self._plain_left = plain_bytes if exact else 0
         self._plain_block: bytes | None = None  # the block now being searched the plain way
         self._compiled: _Searcher | None = None
+        self._find: Callable[[bytes, int, int], int] | None = None  # the compiled automaton's fast search
 
     @property
     def compiled(self) -> bool:
@@ -135,10 +136,26 @@ class LiteralSearch:
             return self._compiled.search(data, pos)
         return self._search_plain(data, pos)
 
-    def _search_plain(self, data: bytes, pos: int) -> _Match | None:
+    def find(self, data: bytes, pos: int, endpos: int) -> int:
+        """Where the first literal in `data[pos:endpos]` starts, or -1 (plain: the start of the first line from
+        `pos` holding one): the scanner's call, with RE2's fast path once the automaton is compiled."""
+        if self._compiled is None and data is not self._plain_block:
+            if endpos > self._plain_left:
+                self.compile()
+            else:
+                self._plain_left -= endpos
+                self._plain_block = data  # held so that its id cannot be reused by another block
+        if self._compiled is not None:
+            if self._find is None:
+                self._find = first_match_finder(self._compiled)
+            return self._find(data, pos, endpos)
+        found = self._search_plain(data, pos, endpos)
+        return -1 if found is None else found.start()
+
+    def _search_plain(self, data: bytes, pos: int, endpos: int | None = None) -> _Match | None:
         sensitive = self._plain_sensitive
         insensitive = self._plain_insensitive
-        size = len(data)
+        size = len(data) if endpos is None else endpos
         while pos < size:
             end = data.find(b"\n", pos)
             end = size if end < 0 else end
@@ -147,11 +164,37 @@ class LiteralSearch:
                 return _Start(pos)
             if insensitive:
                 if not line.isascii():
-                    return self.compile().search(data, pos)
+                    return self.compile().search(data, pos, size)
                 if any(map(line.lower().__contains__, insensitive)):
                     return _Start(pos)
             pos = end + 1
         return None
+
+
+def first_match_finder(pattern: _Searcher | LiteralSearch) -> Callable[[bytes, int, int], int]:
+    """`find(data, pos, endpos)`: where the pattern's next match in `data[pos:endpos]` starts, or -1.
+
+    With RE2 it calls the compiled regexp itself: google-re2's `search` is a Python generator that builds a
+    match object, a few microseconds per call, and the scanner calls it once per candidate line (~50 a MiB).
+    A `LiteralSearch` answers itself (plain until its automaton pays, then this fast path)."""
+    if isinstance(pattern, LiteralSearch):
+        return pattern.find
+    compiled = getattr(pattern, "_regexp", None)
+    anchor = getattr(getattr(_re2(), "_Anchor", None), "UNANCHORED", None)
+    if compiled is not None and anchor is not None and hasattr(compiled, "Match"):
+        match = compiled.Match
+
+        def find_re2(data: bytes, pos: int, endpos: int) -> int:
+            start: int = match(anchor, data, pos, endpos)[0][0]
+            return start
+
+        return find_re2
+
+    def find(data: bytes, pos: int, endpos: int) -> int:
+        found = pattern.search(data, pos, endpos)
+        return -1 if found is None else found.start()
+
+    return find
 
 
 RE2_MEMORY = 256 * 1024 * 1024

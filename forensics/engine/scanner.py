@@ -24,7 +24,8 @@ from forensics.engine.normalize import (
     normalize_line,
     visible_line,
 )
-from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector
+from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector, first_match_finder
+from forensics.engine.rejected import RejectedLines
 from forensics.errors import zip_read_errors
 from forensics.model import ExcerptLine, Problem
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
@@ -102,6 +103,7 @@ class CompiledRules:
         literal_sets = [probe.literals if use_literals else None for probe in probes]
         self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes)
         self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
+        self.rejected = RejectedLines(literal_sets, self.gate)
         self.probes_by_rule: dict[int, tuple[int, ...]] = {}
         for number, probe in enumerate(probes):
             self.probes_by_rule.setdefault(probe.rule_index, ())
@@ -114,10 +116,8 @@ class CompiledRules:
             self.prefilter.pattern.compile()
         self.selector.compile()
 
-    def possible(self, number: int, text: str) -> bool:
-        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
-        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
-        literals, where the pre-filter looks for one)."""
+    def gate(self, number: int) -> tuple[tuple[tuple[str, ...], bool], ...]:
+        """Probe `number`'s literal sets as `possible` checks them (each with its case-insensitivity)."""
         gate = self._gates.get(number)
         if gate is None:
             probe = self.probes[number]
@@ -127,8 +127,14 @@ class CompiledRules:
                 for literals in required_literal_sets(probe.pattern.pattern, ignore_case=rule.ignore_case)
                 if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
             )
+        return gate
+
+    def possible(self, number: int, text: str) -> bool:
+        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
+        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
+        literals, where the pre-filter looks for one)."""
         folded: str | None = None
-        for alternatives, insensitive in gate:
+        for alternatives, insensitive in self.gate(number):
             haystack = text
             if insensitive:
                 if not text.isascii():  # case folding beyond ASCII: leave it to the pattern
@@ -186,8 +192,8 @@ def scan_stream(
     """Read a log once; a read error or the size limit ends the scan early as a problem, keeping what was found."""
     scanner = _Scanner(compiled, name, limits or ScanLimits())
     try:
-        for block in _blocks(utf8_stream(stream), scanner):
-            scanner.process(block)
+        for block, size in _blocks(utf8_stream(stream), scanner):
+            scanner.process(block, size)
     except zip_read_errors(OSError, EOFError, zlib.error) as err:
         scanner.scan.problems.append(
             Problem(
@@ -200,8 +206,10 @@ def scan_stream(
     return scanner.scan
 
 
-def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[bytes]:
-    """Blocks that end at a line break (or at `max_line` for a giant line), within the size limit."""
+def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[tuple[bytes, int]]:
+    """Blocks that end at a line break (or at `max_line` for a giant line), within the size limit: each as the
+    bytes read and the length that is the block (the rest, a line's start, comes again in the next block; not
+    cut off here, which copied every block once more)."""
     limits = scanner.limits
     pending = b""
     remaining = limits.max_bytes
@@ -213,15 +221,15 @@ def _blocks(stream: BinaryIO, scanner: _Scanner) -> Iterator[bytes]:
             if remaining <= 0 and stream.read(1):
                 scanner.scan.truncated = True
             if pending:
-                yield pending
+                yield pending, len(pending)
             return
         data = pending + chunk if pending else chunk
         cut = data.rfind(b"\n")
         if cut >= 0:
-            yield data[: cut + 1]
+            yield data, cut + 1
             pending = data[cut + 1 :]
         elif len(data) >= limits.max_line:
-            yield data  # one giant line: match its pieces, keep counting it as one line
+            yield data, len(data)  # one giant line: match its pieces, keep counting it as one line
             pending = b""
         else:
             pending = data
@@ -239,47 +247,57 @@ class _Scanner:
         self.timed_out: set[int] = set()
         self.tail = b""
         self.tail_from_start = True  # the tail still holds the first line whole
+        pattern = compiled.prefilter.pattern
+        self.find = None if pattern is None else first_match_finder(pattern)
 
-    def process(self, block: bytes) -> None:
-        prefilter = self.compiled.prefilter.pattern
+    def process(self, block: bytes, size: int) -> None:
+        """The block's first `size` bytes (whole lines; what follows is not part of it)."""
+        find = self.find
         position = 0
         counted_to = 0
         line_number = self.newlines + 1
-        size = len(block)
         while position < size:
-            if prefilter is None:
+            if find is None:
                 start = position
             else:
-                match = prefilter.search(block, position)
-                if match is None:
+                found = find(block, position, size)
+                if found < 0:
                     break
-                start = block.rfind(b"\n", 0, match.start()) + 1
-            end = block.find(b"\n", start)
+                start = block.rfind(b"\n", 0, found) + 1
+            end = block.find(b"\n", start, size)
             end = size if end < 0 else end
             line_number += block.count(b"\n", counted_to, start)
             counted_to = start
-            self.match_line(block, start, end, line_number)
+            self.match_line(block, start, end, line_number, size)
             position = end + 1
         # the breaks before the last candidate line were counted on the way: count only the rest
-        self.newlines = line_number - 1 + block.count(b"\n", counted_to)
+        self.newlines = line_number - 1 + block.count(b"\n", counted_to, size)
         keep = self.limits.tail_bytes
-        joined = self.tail + block if len(block) < keep else block  # a whole block: no copy of it to make
-        self.tail_from_start = self.tail_from_start and len(self.tail) + len(block) <= keep
+        # a block longer than the tail: only its end to copy
+        joined = self.tail + block[:size] if size < keep else block[size - keep : size]
+        self.tail_from_start = self.tail_from_start and len(self.tail) + size <= keep
         self.tail = joined[-keep:]
 
-    def match_line(self, block: bytes, start: int, end: int, line_number: int) -> None:
-        raw = block[start : min(end, start + self.limits.max_line)].decode("utf-8", "replace")
+    def match_line(self, block: bytes, start: int, end: int, line_number: int, size: int) -> None:
+        piece = block[start : min(end, start + self.limits.max_line)]
         compiled = self.compiled
         possible: set[int] | None = None
         if compiled.use_literals:
+            rejected = compiled.rejected
+            key = rejected.key(piece)
+            if rejected.known(key):  # the same line but for its digits was turned away before
+                return
+            raw = piece.decode("utf-8", "replace")
             # The message is a part of the line as a terminal shows it: a probe that cannot match the shown
             # line cannot match its message, and most candidate lines end here, before being normalised.
             shown = visible_line(raw)
-            possible = {
-                number for number in compiled.selector.select(shown) if compiled.possible(number, shown)
-            }
+            selected = compiled.selector.select(shown)
+            possible = {number for number in selected if compiled.possible(number, shown)}
             if not possible:
+                rejected.remember(key, selected)
                 return
+        else:
+            raw = piece.decode("utf-8", "replace")
         line = normalize_line(raw)
         if not line.text:
             return
@@ -298,7 +316,7 @@ class _Scanner:
                         text=kept_text(visible_line(raw), EVIDENCE_TEXT_LIMIT),
                         level=line.level,
                         captures=captures,
-                        excerpt=_excerpt(block, start, end, line_number, self.limits),
+                        excerpt=_excerpt(block, size, start, end, line_number, self.limits),
                     )
                 )
 
@@ -337,9 +355,10 @@ class _Scanner:
 
 
 def _excerpt(
-    block: bytes, start: int, end: int, line_number: int, limits: ScanLimits
+    block: bytes, size: int, start: int, end: int, line_number: int, limits: ScanLimits
 ) -> tuple[ExcerptLine, ...]:
-    """The matched line with a few lines before and after it, as far as this block holds them."""
+    """The matched line with a few lines before and after it, as far as this block (its first `size` bytes)
+    holds them."""
     before: list[ExcerptLine] = []
     cursor = start
     for offset in range(1, limits.context_before + 1):
@@ -351,10 +370,10 @@ def _excerpt(
     lines = [*reversed(before), ExcerptLine(line_number, _excerpt_text(block[start:end]))]
     cursor = end
     for offset in range(1, limits.context_after + 1):
-        if cursor >= len(block) - 1:
+        if cursor >= size - 1:
             break
-        following = block.find(b"\n", cursor + 1)
-        following = len(block) if following < 0 else following
+        following = block.find(b"\n", cursor + 1, size)
+        following = size if following < 0 else following
         lines.append(ExcerptLine(line_number + offset, _excerpt_text(block[cursor + 1 : following])))
         cursor = following
     return tuple(lines)
