@@ -346,9 +346,11 @@ class Report:
     context: RunContext | None = None
     # Set by `report.redact.redact_report` alone: every string has passed a redactor. The store records only
     # such a report (it never redacts itself), so a caller that forgot fails loudly instead of storing a secret.
-    redacted: bool = field(default=False, compare=False)
+    # Not an argument (`init=False`): a copy made with `dataclasses.replace`, which may carry new text, comes
+    # out unmarked and is redacted again by the next output.
+    redacted: bool = field(default=False, init=False, compare=False)
     # With it, which secrets: the key of the redactor (a digest of its values, never the values themselves)
-    redacted_with: str = field(default="", compare=False, repr=False)
+    redacted_with: str = field(default="", init=False, compare=False, repr=False)
 
     @property
     def failing(self) -> tuple[Verdict, ...]:

@@ -3,6 +3,7 @@ every output (each format, the saved report, the SQLite store, history, the dash
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -293,6 +294,9 @@ def test_a_report_is_walked_again_only_for_other_secrets(planted_results: Path, 
         v.test.name for v in again.verdicts
     }
     assert "key" not in repr(first) and first.key not in repr(report)
+    # a copy may carry new text: it is not marked, so the next output walks it again
+    copy = dataclasses.replace(report, problems=report.problems)
+    assert not copy.redacted and redact_report(copy, same) is not copy and redact_report(copy, same).redacted
 
 
 def test_a_report_saved_unredacted_by_an_older_version_is_redacted_on_the_way_out(

@@ -144,16 +144,18 @@ def redact_report(report: Report, redactor: Redactor) -> Report:
     if report.redacted and report.redacted_with == redactor.key:
         return report
     verdicts = tuple(redact_model(verdict, redactor) for verdict in report.verdicts)
-    return replace(
+    redacted = replace(
         report,
         inputs=redact_model(report.inputs, redactor),
         verdicts=verdicts,
         groups=group_verdicts(verdicts),
         problems=redact_model(report.problems, redactor),
         context=redact_model(report.context, redactor),
-        redacted=True,
-        redacted_with=redactor.key,
     )
+    # the marks are not arguments (a `replace` copy comes out unmarked): set on this one report alone
+    object.__setattr__(redacted, "redacted", True)
+    object.__setattr__(redacted, "redacted_with", redactor.key)
+    return redacted
 
 
 def redact_data(data: _T, redactor: Redactor) -> _T:

@@ -6,6 +6,7 @@ import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from forensics.model import JobContext, Report, RunContext
+from forensics.report.redact import Redactor, redact_report
 
 REPOSITORY = "acme/inference"
 WORKFLOW = "Nightly CI Pipeline"
@@ -64,4 +65,5 @@ def nightly(
         ),
     )
     inputs = tuple(dataclasses.replace(item, job_id=job_id) for item in report.inputs)
-    return dataclasses.replace(report, context=context, inputs=inputs)
+    # as `fetch` makes it: the report with its CI context passes the redactor (a copy is never marked redacted)
+    return redact_report(dataclasses.replace(report, context=context, inputs=inputs), Redactor())

@@ -180,8 +180,9 @@ def test_local_analyses_get_a_stable_run_key(store: Store, rule_pack: RuleSet, t
 
 
 def test_a_report_that_never_passed_a_redactor_is_refused(store: Store, sample_report: Report) -> None:
-    """The store never redacts: a caller that forgot to is a bug that fails here, before any row is written."""
-    unredacted = dataclasses.replace(sample_report, redacted=False)
+    """The store never redacts: a caller that forgot to is a bug that fails here, before any row is written.
+    A copy of a redacted report (`dataclasses.replace`, which may have put new text in) is not redacted."""
+    unredacted = dataclasses.replace(sample_report, rules_loaded=sample_report.rules_loaded)
     with pytest.raises(ValueError, match="redact_report"):
         record_report(store, unredacted)
     assert counts(store) == dict.fromkeys(TABLES, 0)
@@ -257,7 +258,7 @@ def test_a_report_without_windows_stores_no_evidence_log(store: Store, rule_pack
     seed = next(v for v in report.verdicts if v.test.name == SEED)
     assert seed.root_cause is not None
     stdin = dataclasses.replace(seed, window=None, test=dataclasses.replace(seed.test, uuid="stdin-test"))
-    record_report(store, dataclasses.replace(report, verdicts=(stdin,)))
+    record_report(store, redact_report(dataclasses.replace(report, verdicts=(stdin,)), Redactor()))
     assert store.query("SELECT COUNT(*) FROM evidence_logs") == [(0,)]
 
 
@@ -276,7 +277,7 @@ def test_entries_outside_the_input_are_never_read(
     doctored = dataclasses.replace(
         verdict, root_cause=dataclasses.replace(verdict.root_cause, evidence=evidence)
     )
-    record_report(store, dataclasses.replace(report, verdicts=(doctored,)))
+    record_report(store, redact_report(dataclasses.replace(report, verdicts=(doctored,)), Redactor()))
     [(text,)] = store.query("SELECT text FROM evidence_logs")
     assert "TOPSECRET" not in text and verdict.window is not None and text == verdict.window.text
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from forensics.model import JobContext, Report, RunContext
 from forensics.report.build import analyze
+from forensics.report.redact import Redactor, redact_report
 from forensics.rules.model import RuleSet
 from forensics.store.base import Store
 from forensics.store.writer import record_report
@@ -179,7 +180,8 @@ def with_context(report: Report, run: PlannedRun, job: Job, *, job_id: int) -> R
         ),
     )
     inputs = tuple(replace(item, job_id=job_id) for item in report.inputs)
-    return replace(report, context=context, inputs=inputs)
+    # as `fetch` makes it: the report with its CI context passes the redactor (a copy is never marked redacted)
+    return redact_report(replace(report, context=context, inputs=inputs), Redactor())
 
 
 @contextmanager
