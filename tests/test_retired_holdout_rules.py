@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
+from tests.support.rulebook import root_cause_of, write_log
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 
@@ -80,23 +80,15 @@ COMBINED = [
 ]
 
 
-def _root_cause(path: Path, rules: RuleSet) -> tuple[str | None, int | None]:
-    [verdict] = analyze([str(path)], rules=rules).verdicts
-    cause = verdict.root_cause
-    return (cause.rule_id, cause.evidence.line) if cause else (None, None)
-
-
 @pytest.mark.parametrize(("name", "rule_id", "line"), REAL_LOGS, ids=[name for name, _, _ in REAL_LOGS])
 def test_the_specific_cause_and_its_line_win_in_real_logs(
     name: str, rule_id: str, line: int, rule_pack: RuleSet
 ) -> None:
-    assert _root_cause(TRAIN / name, rule_pack) == (rule_id, line)
+    assert root_cause_of(TRAIN / name, rule_pack) == (rule_id, line)
 
 
 @pytest.mark.parametrize(("lines", "rule_id", "line"), COMBINED)
 def test_the_lower_rule_answers_only_alone(
     lines: list[str], rule_id: str, line: int, rule_pack: RuleSet, tmp_path: Path
 ) -> None:
-    log = tmp_path / "job.log"
-    log.write_text("\n".join(lines) + "\n")
-    assert _root_cause(log, rule_pack) == (rule_id, line)
+    assert root_cause_of(write_log(tmp_path, lines), rule_pack) == (rule_id, line)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
+from tests.support.rulebook import root_cause_of, write_log
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 
@@ -330,39 +330,27 @@ REAL_LOGS = [
 ]
 
 
-def _root_cause(path: Path, rules: RuleSet) -> tuple[str | None, int | None]:
-    [verdict] = analyze([str(path)], rules=rules).verdicts
-    cause = verdict.root_cause
-    return (cause.rule_id, cause.evidence.line) if cause else (None, None)
-
-
-def _write(tmp_path: Path, lines: list[str]) -> Path:
-    log = tmp_path / "job.log"
-    log.write_text("\n".join(lines) + "\n")
-    return log
-
-
 @pytest.mark.parametrize(
     ("rule_id", "rendering", "source"), CATALOGUE, ids=[f"{r}:{s}" for r, _, s in CATALOGUE]
 )
 def test_the_family_rule_reads_each_catalogue_rendering(
     rule_id: str, rendering: str, source: str, rule_pack: RuleSet, tmp_path: Path
 ) -> None:
-    assert _root_cause(_write(tmp_path, [rendering]), rule_pack) == (rule_id, 1), source
+    assert root_cause_of(write_log(tmp_path, [rendering]), rule_pack) == (rule_id, 1), source
 
 
 @pytest.mark.parametrize(("rule_id", "lines"), NEAR_MISSES)
 def test_look_alike_lines_are_not_that_cause(
     rule_id: str, lines: list[str], rule_pack: RuleSet, tmp_path: Path
 ) -> None:
-    assert _root_cause(_write(tmp_path, lines), rule_pack)[0] != rule_id
+    assert root_cause_of(write_log(tmp_path, lines), rule_pack)[0] != rule_id
 
 
 @pytest.mark.parametrize(("name", "rule_id", "line"), REAL_LOGS, ids=[name for name, _, _ in REAL_LOGS])
 def test_the_rule_and_line_win_in_real_logs(
     name: str, rule_id: str, line: int | None, rule_pack: RuleSet
 ) -> None:
-    found_rule, found_line = _root_cause(TRAIN / name, rule_pack)
+    found_rule, found_line = root_cause_of(TRAIN / name, rule_pack)
     assert found_rule == rule_id
     if line is not None:
         assert found_line == line
@@ -371,12 +359,12 @@ def test_the_rule_and_line_win_in_real_logs(
 def test_an_abort_after_a_c_assertion_is_the_programs_own(rule_pack: RuleSet) -> None:
     """glibc's assert() aborts the process: the shell's 'abort' after it is no outside signal (labelled unexplained)."""
     log = TRAIN / "holdout-r2/unexplained/llama-server-sampler-dist-assertion-found-abort.log"
-    assert _root_cause(log, rule_pack) == (None, None)
+    assert root_cause_of(log, rule_pack) == (None, None)
 
 
 def test_a_kill_without_an_assertion_is_still_named(rule_pack: RuleSet, tmp_path: Path) -> None:
     # the same shell notice alone (zsh's job table, Src/signames.c) stays a signal death
-    assert _root_cause(_write(tmp_path, ["zsh: abort      ./run-server-glm"]), rule_pack) == (
+    assert root_cause_of(write_log(tmp_path, ["zsh: abort      ./run-server-glm"]), rule_pack) == (
         "process.killed-by-signal",
         1,
     )

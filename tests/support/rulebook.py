@@ -1,9 +1,11 @@
-"""Build small rule sets from TOML text for tests that must not depend on the shipped pack."""
+"""Build small rule sets from TOML text for tests that must not depend on the shipped pack, and read the root
+cause a pack gives a one-test log."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 
@@ -39,3 +41,17 @@ def rules_from(tmp_path: Path, *tables: str) -> RuleSet:
     path = tmp_path / "rules.toml"
     path.write_text("\n".join(tables))
     return load_rules([path], include_shipped=False)
+
+
+def root_cause_of(path: Path, rules: RuleSet) -> tuple[str | None, int | None]:
+    """The rule and evidence line `rules` name for the one test of the log at `path`; (None, None) unexplained."""
+    [verdict] = analyze([str(path)], rules=rules).verdicts
+    cause = verdict.root_cause
+    return (cause.rule_id, cause.evidence.line) if cause else (None, None)
+
+
+def write_log(tmp_path: Path, lines: list[str]) -> Path:
+    """`lines` as `job.log` in `tmp_path`, one per line."""
+    log = tmp_path / "job.log"
+    log.write_text("\n".join(lines) + "\n")
+    return log
