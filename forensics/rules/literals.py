@@ -7,7 +7,7 @@ engine's pre-filter (engine/prefilter.py) searches a block of log bytes for all 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,14 +179,10 @@ def _exact(op: object, argument: object) -> list[str] | None:
         subpattern: Any = argument
         return _exact_sequence(list(subpattern[3].data))
     if op is BRANCH:
-        branches: Any = argument[1]  # type: ignore[index]
-        collected: list[str] = []
-        for branch in branches:
-            strings = _exact_sequence(list(branch.data))
-            if strings is None:
-                return None
-            collected.extend(strings)
-        return list(dict.fromkeys(collected)) if len(collected) <= MAX_JOINED else None
+        collected = _every_branch(argument, _exact_sequence)
+        return (
+            list(dict.fromkeys(collected)) if collected is not None and len(collected) <= MAX_JOINED else None
+        )
     if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
         repeat: Any = argument
         low, high = repeat[0], repeat[1]
@@ -198,6 +194,20 @@ def _exact(op: object, argument: object) -> list[str] | None:
             once = [a + b for a in body for b in body]
         return list(dict.fromkeys(once)) if once is not None and len(once) <= MAX_JOINED else None
     return None
+
+
+def _every_branch(
+    argument: object, of_sequence: Callable[[list[tuple[object, object]]], list[str] | None]
+) -> list[str] | None:
+    """`of_sequence` of each branch of an alternation, all together; None when one branch has none."""
+    branches: Any = argument[1]  # type: ignore[index]
+    collected: list[str] = []
+    for branch in branches:
+        strings = of_sequence(list(branch.data))
+        if strings is None:
+            return None
+        collected.extend(strings)
+    return collected
 
 
 def _exact_sequence(items: list[tuple[object, object]]) -> list[str] | None:
@@ -217,14 +227,7 @@ def _required_option(op: object, argument: object) -> list[str] | None:
         subpattern: Any = argument
         return _best_of_sequence(list(subpattern[3].data))
     if op is BRANCH:
-        branches: Any = argument[1]  # type: ignore[index]
-        collected: list[str] = []
-        for branch in branches:
-            best = _best_of_sequence(list(branch.data))
-            if best is None:
-                return None
-            collected.extend(best)
-        return collected
+        return _every_branch(argument, _best_of_sequence)
     if op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT):
         repeat: Any = argument
         return _best_of_sequence(list(repeat[2].data)) if repeat[0] >= 1 else None
