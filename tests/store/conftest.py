@@ -22,6 +22,7 @@ from forensics.store.writer import record_report
 from tests.store.nightly import nightly
 from tests.store.servers import postgres_url, with_search_path
 from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios
+from tests.support.nights import NightBuilder
 
 SAMPLE = Path(__file__).resolve().parents[2] / "forensics" / "samples" / "nightly-allure-results.zip"
 GPU_SCENARIO = SCENARIOS_DIRECTORY / "scenario_history_gpu.py"
@@ -100,4 +101,11 @@ def nights(store: Store, sample_report: Report, gpu_report: Callable[[str], Repo
         record_report(
             store, nightly(sample_report, day=day, run_id=7_000_000 + day, workflow=PRE_MERGE, hour=3)
         )
+    return store
+
+
+@pytest.fixture
+def simulated_nights(store: Store, night_builder: NightBuilder) -> Store:
+    """The store with every run of tests/support/nights.py's plan recorded (each job a real allure-pytest run)."""
+    night_builder.record(store)
     return store

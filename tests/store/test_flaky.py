@@ -21,12 +21,6 @@ from tests.support.nights import (
 )
 
 
-@pytest.fixture
-def nights(store: Store, night_builder: NightBuilder) -> Store:
-    night_builder.record(store)
-    return store
-
-
 def _step_summary_flaky(store: Store, builder: NightBuilder, night: int) -> set[str]:
     run = next(run for run in plan() if run.workflow == NIGHTLY and run.night == night)
     job = run.jobs[0]  # the A10G job: every test of the series runs in it
@@ -38,24 +32,24 @@ def _step_summary_flaky(store: Store, builder: NightBuilder, night: int) -> set[
 
 @pytest.mark.parametrize("night", [1, 2, 4, NEW_NIGHT, 6])
 def test_the_step_summary_and_the_dashboard_call_the_same_tests_flaky(
-    nights: Store, night_builder: NightBuilder, night: int
+    simulated_nights: Store, night_builder: NightBuilder, night: int
 ) -> None:
-    dashboard = build(nights, now=after_night(night), days=14, filters=Filters(workflow=NIGHTLY))
+    dashboard = build(simulated_nights, now=after_night(night), days=14, filters=Filters(workflow=NIGHTLY))
     assert dashboard.flaky is not None
     run = next(run for run in plan() if run.workflow == NIGHTLY and run.night == night)
     ran = {verdict.test.name for verdict in night_builder.report(run.jobs[0]).verdicts}
     assert (
-        _step_summary_flaky(nights, night_builder, night)
+        _step_summary_flaky(simulated_nights, night_builder, night)
         == {test.name for test in dashboard.flaky.tests} & ran
     )
 
 
 def test_a_test_that_fails_on_one_gpu_and_passes_on_another_is_not_flaky(
-    nights: Store, night_builder: NightBuilder
+    simulated_nights: Store, night_builder: NightBuilder
 ) -> None:
     # mm_epd fails on every A10G job and passes on every L40S job of the same commit: GPU-bound, never flaky
     # (the step summary once called it flaky: it passed and failed on one commit); router_failover failed and
     # passed on a retry on one commit and one GPU on night 5: flaky from then on
-    assert MEMORY_TEST not in _step_summary_flaky(nights, night_builder, NEW_NIGHT)
-    assert FLAKY_TEST in _step_summary_flaky(nights, night_builder, NEW_NIGHT)
-    assert _step_summary_flaky(nights, night_builder, 2) == set()
+    assert MEMORY_TEST not in _step_summary_flaky(simulated_nights, night_builder, NEW_NIGHT)
+    assert FLAKY_TEST in _step_summary_flaky(simulated_nights, night_builder, NEW_NIGHT)
+    assert _step_summary_flaky(simulated_nights, night_builder, 2) == set()

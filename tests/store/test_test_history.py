@@ -21,15 +21,8 @@ from tests.support.nights import (
     PORT_TEST,
     POST_MERGE,
     START,
-    NightBuilder,
     after_night,
 )
-
-
-@pytest.fixture
-def nights(store: Store, night_builder: NightBuilder) -> Store:
-    night_builder.record(store)
-    return store
 
 
 def _histories(store: Store, *, night: int, filters: Filters | None = None) -> dict[str, TestHistory]:
@@ -44,8 +37,8 @@ def _outcomes(test: TestHistory, workflow: str) -> list[str]:
     return [cell.outcome for cell in strip.cells]
 
 
-def test_every_test_that_failed_has_a_cell_per_run_of_its_series(nights: Store) -> None:
-    tests = _histories(nights, night=6)
+def test_every_test_that_failed_has_a_cell_per_run_of_its_series(simulated_nights: Store) -> None:
+    tests = _histories(simulated_nights, night=6)
     assert set(tests) == {MEMORY_TEST, GATED_TEST, PORT_TEST, FLAKY_TEST}  # the steady test never failed
 
     gated = tests[GATED_TEST]
@@ -69,25 +62,27 @@ def test_every_test_that_failed_has_a_cell_per_run_of_its_series(nights: Store) 
     assert first is not None and first.at == START.replace(hour=2)
 
 
-def test_a_retry_that_passed_after_a_failure_is_marked_in_its_cell(nights: Store) -> None:
-    flaky = _histories(nights, night=6)[FLAKY_TEST]
+def test_a_retry_that_passed_after_a_failure_is_marked_in_its_cell(simulated_nights: Store) -> None:
+    flaky = _histories(simulated_nights, night=6)[FLAKY_TEST]
     assert _outcomes(flaky, NIGHTLY) == ["passed", "unexplained", "passed", "unexplained", "passed", "passed"]
     strip = flaky.strips[0]
     assert [cell.retried for cell in strip.cells] == [False, False, False, False, True, False]
     assert all(cell.causes == (flaky.causes[0][0],) for cell in strip.cells if cell.outcome == "unexplained")
 
 
-def test_the_answer_is_as_of_its_moment_and_follows_the_filters(nights: Store) -> None:
-    before = _histories(nights, night=NEW_NIGHT - 1)
+def test_the_answer_is_as_of_its_moment_and_follows_the_filters(simulated_nights: Store) -> None:
+    before = _histories(simulated_nights, night=NEW_NIGHT - 1)
     assert GATED_TEST not in before and PORT_TEST not in before
     assert _outcomes(before[MEMORY_TEST], NIGHTLY) == ["failed"] * 4
-    assert _histories(nights, night=6, filters=Filters(workflow=POST_MERGE)) == {}
-    only_nightly = _histories(nights, night=6, filters=Filters(workflow=NIGHTLY))
+    assert _histories(simulated_nights, night=6, filters=Filters(workflow=POST_MERGE)) == {}
+    only_nightly = _histories(simulated_nights, night=6, filters=Filters(workflow=NIGHTLY))
     assert [strip.workflow for strip in only_nightly[MEMORY_TEST].strips] == [NIGHTLY]
 
 
-def test_the_document_carries_the_histories_through_data_json(nights: Store, tmp_path: Path) -> None:
-    dashboard = build(nights, now=after_night(6), days=14)
+def test_the_document_carries_the_histories_through_data_json(
+    simulated_nights: Store, tmp_path: Path
+) -> None:
+    dashboard = build(simulated_nights, now=after_night(6), days=14)
     assert {test.name for test in dashboard.tests} == {MEMORY_TEST, GATED_TEST, PORT_TEST, FLAKY_TEST}
     data = to_json(dashboard)
     assert [series["workflow"] for series in data["test_history"]["series"]] == [NIGHTLY, POST_MERGE]
