@@ -127,30 +127,30 @@ class LiteralSearch:
     def search(self, data: bytes, pos: int = 0) -> _Match | None:
         """The first literal at or after `pos` (plain: the start of the first line from `pos` holding one;
         `pos` is a line's start, as the scanner passes it)."""
-        if self._compiled is None and data is not self._plain_block:
-            if len(data) > self._plain_left:
-                return self.compile().search(data, pos)
-            self._plain_left -= len(data)
-            self._plain_block = data  # held so that its id cannot be reused by another block
-        if self._compiled is not None:
-            return self._compiled.search(data, pos)
+        if self._automaton_for(data, len(data)):
+            return self.compile().search(data, pos)  # compiled already: returns it
         return self._search_plain(data, pos)
 
     def find(self, data: bytes, pos: int, endpos: int) -> int:
         """Where the first literal in `data[pos:endpos]` starts, or -1 (plain: the start of the first line from
         `pos` holding one): the scanner's call, with RE2's fast path once the automaton is compiled."""
-        if self._compiled is None and data is not self._plain_block:
-            if endpos > self._plain_left:
-                self.compile()
-            else:
-                self._plain_left -= endpos
-                self._plain_block = data  # held so that its id cannot be reused by another block
-        if self._compiled is not None:
+        if self._automaton_for(data, endpos):
             if self._find is None:
-                self._find = first_match_finder(self._compiled)
+                self._find = first_match_finder(self.compile())
             return self._find(data, pos, endpos)
         found = self._search_plain(data, pos, endpos)
         return -1 if found is None else found.start()
+
+    def _automaton_for(self, data: bytes, size: int) -> bool:
+        """Whether this block (its first `size` bytes) is searched by the automaton: compiled once the blocks
+        searched the plain way would pass `plain_bytes`; a block already counted is not counted again."""
+        if self._compiled is None and data is not self._plain_block:
+            if size > self._plain_left:
+                self.compile()
+            else:
+                self._plain_left -= size
+                self._plain_block = data  # held so that its id cannot be reused by another block
+        return self._compiled is not None
 
     def _search_plain(self, data: bytes, pos: int, endpos: int | None = None) -> _Match | None:
         sensitive = self._plain_sensitive
