@@ -20,7 +20,16 @@ from forensics.model import GroupKind
 from forensics.store import queries
 from forensics.store.base import Store
 from forensics.store.environment import DIMENSIONS, GPU_DIMENSIONS, Fact
-from forensics.store.queries import VALID_TIME, Filters, HitRow, JobRow, OutcomeGroup, RunRow, json_items
+from forensics.store.queries import (
+    VALID_TIME,
+    Filters,
+    HitRow,
+    JobRow,
+    OutcomeGroup,
+    RunRow,
+    json_items,
+    stored_kind,
+)
 from forensics.store.writer import LOCAL_PROVIDER
 
 DAY = 86400
@@ -818,7 +827,7 @@ class StoredFailure:
     test_pk: int
     name: str
     status: str
-    cause_kind: str
+    cause_kind: GroupKind
     cause_key: str
     tickets: tuple[tuple[str, str], ...]
     run_url: str
@@ -859,7 +868,7 @@ def stored_failures(store: Store, filters: Filters, *, since: int | None = None)
                 test_pk=pk,
                 name=name,
                 status=status,
-                cause_kind=kind,
+                cause_kind=stored_kind(kind),
                 cause_key=key,
                 tickets=tuple(
                     (str(item["key"]), str(item["url"])) for item in json_items(tickets, ("key", "url"))
@@ -893,7 +902,7 @@ class Move:
     run_url: str
     run_at: datetime
     change: MoveChange
-    before_kind: str  # as stored: "cause" or "unexplained"
+    before_kind: GroupKind  # as stored
     before_key: str
     after_kind: GroupKind
     after_key: str

@@ -94,7 +94,7 @@ class FindingRow:
     """The stored root cause or fingerprint of one failing test."""
 
     test_pk: int
-    kind: str
+    kind: GroupKind
     key: str
     title: str
     category: str
@@ -143,7 +143,9 @@ def hits(store: Store, filters: Filters, *, key: str | None = None) -> list[HitR
         f" WHERE t.failing = 1 AND t.cause_key IS NOT NULL{VALID_TIME}{where} ORDER BY r.at, t.id",
         parameters,
     )
-    return [HitRow(*row) for row in rows]
+    return [
+        HitRow(pk, run, job, name, stored_kind(kind), key, at) for pk, run, job, name, kind, key, at in rows
+    ]
 
 
 def skipped_rows(store: Store) -> list[Problem]:
@@ -214,7 +216,7 @@ def findings(store: Store, test_pks: Iterable[int]) -> dict[int, FindingRow]:
             pk, kind, key, title, category, summary, advice, tickets, attachment, line, text, excerpt = row
             found[pk] = FindingRow(
                 test_pk=pk,
-                kind=kind,
+                kind=stored_kind(kind),
                 key=key,
                 title=title,
                 category=category,
@@ -360,7 +362,7 @@ def outcomes_of_failing_tests(store: Store, filters: Filters, *, since: int, unt
             tuple(str(item) for item in _json_list(previous)),
             cause,
             pk,
-            kind,
+            None if kind is None else stored_kind(kind),
         )
         for repo, key, name, run_pk, job, status, previous, cause, pk, kind in rows
     ]
@@ -393,6 +395,13 @@ def run_outcomes(store: Store, run_pks: Iterable[int]) -> dict[int, RunOutcomes]
             bucket = "failed" if failing else "passed" if status == "passed" else "skipped"
             found[bucket] += int(count)
     return {run_pk: RunOutcomes(**found) for run_pk, found in counts.items()}
+
+
+def stored_kind(value: object) -> GroupKind:
+    """A kind column as the writer stores it: 'cause' (a rule explained the test) or 'unexplained'. A damaged
+    value reads as 'unexplained': it must never claim that a rule explained a test, and, like a damaged JSON
+    column, it must not stop the store from answering."""
+    return "cause" if value == "cause" else "unexplained"
 
 
 def json_items(text: str | None, keys: tuple[str, ...]) -> list[dict[str, Any]]:

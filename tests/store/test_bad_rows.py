@@ -16,8 +16,8 @@ from forensics.errors import StoreError
 from forensics.model import Report
 from forensics.rules.model import RuleSet
 from forensics.store import Store, open_store
-from forensics.store.answers import cause_stats, history
-from forensics.store.queries import skipped_rows
+from forensics.store.answers import cause_stats, history, stored_failures
+from forensics.store.queries import Filters, findings, hits, skipped_rows
 from forensics.store.sqlite import SQLiteStore
 from forensics.store.writer import record_report
 from forensics.usecases.reanalyze import reanalyze
@@ -71,3 +71,22 @@ def test_a_schema_version_that_is_not_a_number_is_a_store_error(tmp_path: Path) 
     assert "backup" in raised.value.hint
     result = CliRunner().invoke(main, ["history", "--store", str(location)])
     assert result.exit_code == 1 and "Error:" in result.stderr and result.exception is not None
+
+
+def test_a_damaged_kind_reads_as_unexplained_and_never_as_a_cause(
+    store: Store, sample_report: Report, rule_pack: RuleSet
+) -> None:
+    record_report(store, nightly(sample_report, day=0))
+    [[explained]] = store.query("SELECT MIN(id) FROM tests WHERE cause_kind = 'cause'")
+    # The database has no CHECK on kinds: a hand edit or another tool can put anything there.
+    with store.transaction():
+        store.execute("UPDATE tests SET cause_kind = 'Cause ' WHERE id = ?", (explained,))
+        store.execute("UPDATE findings SET kind = 'bogus' WHERE test = ?", (explained,))
+    [hit] = [hit for hit in hits(store, Filters()) if hit.test_pk == explained]
+    assert hit.kind == "unexplained"
+    assert findings(store, [explained])[explained].kind == "unexplained"
+    [failure] = [one for one in stored_failures(store, Filters()) if one.test_pk == explained]
+    assert failure.cause_kind == "unexplained"
+    found = history(store, now=NOW, days=7)
+    assert found.failing == len(sample_report.failing)  # still answers, nothing left out
+    assert json.dumps(dashboard_data(store, now=NOW, days=7))
