@@ -236,6 +236,24 @@ CATALOGUE = [
         "jax-ml/jax#28376",
     ),
     ("cuda.driver-mismatch", "pynvml.NVMLError_DriverNotLoaded: Driver Not Loaded", "wookayin/gpustat#110"),
+    (
+        "cuda.no-gpus",
+        "E   RuntimeError: 0 active drivers ([]). There should only be one.",
+        "huggingface/sentence-transformers#3557 (Triton's driver lookup)",
+    ),
+    (
+        "cuda.no-gpus",
+        "docker: Error response from daemon: OCI runtime create failed: container_linux.go:367: starting container"
+        " process caused: process_linux.go:495: container init caused: Running hook #1:: error running hook: exit"
+        " status 1, stdout: , stderr: nvidia-container-cli: device error: 1: unknown device: unknown.",
+        "DeepLabCut/Docker4DeepLabCut2.0#39",
+    ),
+    # test-setup: a node id that names no test any more
+    (
+        "pytest.collection-error",
+        "ERROR: not found: /home/runner/work/repo/tests/test_api.py::test_generate[llama]",
+        "pytest src/_pytest/main.py perform_collect",
+    ),
 ]
 
 # (rule that must NOT answer, lines): retries that may still succeed, warnings a run goes on from, prose
@@ -288,6 +306,14 @@ NEAR_MISSES = [
             " TF_CPP_MIN_LOG_LEVEL=0 and rerun for more info.)"
         ],
         id="jax-cpu-fallback-warning",
+    ),
+    pytest.param(
+        "cuda.no-gpus",
+        [
+            "WARNING 10-12 10:00:00 [__init__.py:47] Triton is installed but 0 active driver(s) found (expected 1)."
+            " Disabling Triton to prevent runtime errors."
+        ],
+        id="vllm-disables-triton",
     ),
     pytest.param(
         "runner.docker-daemon-unreachable",
