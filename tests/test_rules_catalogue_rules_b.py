@@ -258,10 +258,18 @@ REAL_LOGS = [
     ("holdout-r3/nccl-error/d-nccl-aws-p4d-recv-broken-pipe-remote.log", "nccl.remote-error", 1),
     # the cut ProcessGroupNCCL line is the first of the error, above the ncclInternalError detail line
     ("holdout-r3/nccl-error/d-r2gengpt-lightning-distbackenderror-internal.log", "nccl.internal-error", 1),
-    ("holdout-r3/rendezvous-failure/c-tgi-sharded-llama-c10d-store-socket-timeout.log", "distributed.store-failure", 4),
+    (
+        "holdout-r3/rendezvous-failure/c-tgi-sharded-llama-c10d-store-socket-timeout.log",
+        "distributed.store-failure",
+        4,
+    ),
     ("holdout-r3/hub-access/c-tabby-fetch-model-hf-401-panic.log", "hf.unauthorized", 9),
     ("holdout-r3/hub-download/d-hf-cli-hssd-dataset-cdn-lfs-429.log", "hf.rate-limited", 6),
-    ("holdout-r3/killed-by-signal/c-ollama-codespaces-runner-signal-terminated.log", "process.killed-by-signal", 12),
+    (
+        "holdout-r3/killed-by-signal/c-ollama-codespaces-runner-signal-terminated.log",
+        "process.killed-by-signal",
+        12,
+    ),
     # the first faulthandler line (after pytest -v's node id) beats the repeat and fish's report below it
     ("holdout-r3/segfault/d-torchgeo-bench-faiss-knn-sigsegv-fish.log", "machine.segfault", 3),
     # the OOM event that names the test's interpreter beats the desktop daemon's earlier one
@@ -302,7 +310,9 @@ def test_a_bare_kill_without_sglangs_own_failure_is_still_named(rule_pack: RuleS
     assert root_cause_of(write_log(tmp_path, lines), rule_pack) == ("process.killed-by-signal", 3)
 
 
-def test_nccls_connect_warning_outranks_the_system_error_it_causes(rule_pack: RuleSet, tmp_path: Path) -> None:
+def test_nccls_connect_warning_outranks_the_system_error_it_causes(
+    rule_pack: RuleSet, tmp_path: Path
+) -> None:
     """The WARN that names the unreachable peer outranks torch's 'unhandled system error' exception that wraps it."""
     lines = [
         "node5:240:240 [6] misc/socket.cc:533 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned"
@@ -314,7 +324,9 @@ def test_nccls_connect_warning_outranks_the_system_error_it_causes(rule_pack: Ru
     assert root_cause_of(write_log(tmp_path, lines), rule_pack) == ("nccl.connect-failed", 1)
 
 
-def test_a_rank_killed_by_the_oom_killer_beats_the_peers_lost_connection(rule_pack: RuleSet, tmp_path: Path) -> None:
+def test_a_rank_killed_by_the_oom_killer_beats_the_peers_lost_connection(
+    rule_pack: RuleSet, tmp_path: Path
+) -> None:
     """A peer's 'Connection closed by remote peer' is the aftermath of the rank that died first."""
     lines = [
         "node0:1:2 [0] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer node1<57557>",
