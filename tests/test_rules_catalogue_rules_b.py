@@ -127,11 +127,34 @@ CATALOGUE = [
         ' error="llama runner process has terminated: signal: terminated"',
         "train holdout-r3/killed-by-signal/c-ollama-codespaces-runner-signal-terminated.log",
     ),
+    (
+        "process.killed-by-signal",
+        "fish: Job 1, 'go test ./...' terminated by signal SIGKILL (Forced quit)",
+        "a public write-up of a Go test run killed by the OOM killer (fish src/proc.rs)",
+    ),
+    (
+        "process.killed-by-signal",
+        "Error: signal: illegal instruction (core dumped)",
+        "Wails' docs (Go's os.ProcessState for SIGILL)",
+    ),
+    (
+        "process.killed-by-signal",
+        "--cfg=parallel_compiler -Zbinary-dep-depinfo -L native=/checkout/obj/build/x86_64-unknown-linux-gnu/"
+        "stage0-rustc/x86_64-unknown-linux-gnu/release/build/backtrace-sys-7615ed222efdef73/out` (signal: 9,"
+        " SIGKILL: kill)",
+        "a rust-lang/rust CI log of 2020-04-15 (cargo's ProcessError)",
+    ),
     # segfault: fish's job report
     (
         "machine.segfault",
         "fish: Job 1, 'pytest' terminated by signal SIGSEGV (Address boundary error)",
         "train holdout-r3/segfault/d-torchgeo-bench-faiss-knn-sigsegv-fish.log",
+    ),
+    (
+        "machine.segfault",
+        "error: Process didn't exit successfully: `target/arm-unknown-linux-gnueabihf/debug/example-arm-asm` (signal:"
+        " 11, SIGSEGV: invalid memory reference)",
+        "a public article on Rust's asm! macro (cargo's ProcessError)",
     ),
     # host-oom: the kernel's reaper, systemd-oomd, the test's own process
     (
