@@ -94,7 +94,9 @@ _prefix_lines = [0]  # lines matched the small-run way so far
 # (Abseil's `*** SIGSEGV received at time=…`, glog's `*** SIGSEGV (@0x0) received by PID …`).
 _EXCEPTION_LINE = regex.compile(
     r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)|Exception)(?:\[\w+\])?:\s|"
-    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '[^']*'(?: \(\d+\))? panicked at|Fatal Python error:|"
+    r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '[^']*'(?: \(\d+\))? panicked at|"
+    # faulthandler writes on the line pytest -v started with the test's node id (`tests/x.py::test_y Fatal Python …`)
+    r"(?:[\w./\\-]{1,300}\.py::[^\s]{1,500} )?Fatal Python error:|"
     r"(?:FATAL|CRITICAL|PANIC)\b|\*\*\* SIG[A-Z]{2,6} (?:\(@0x[0-9a-f]{1,16}\) )?received\b"
 )
 _LEVEL_WORDS = {
