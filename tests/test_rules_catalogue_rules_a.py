@@ -88,6 +88,63 @@ CATALOGUE = [
         " trying to allocate 8589934592 bytes.",
         "tensorflow/compiler/xla BFC allocator, TF 1.x status text",
     ),
+    (
+        "cuda.framework-oom",
+        "Out of memory error on GPU 0. Cannot allocate 1.000000GB memory on GPU 0, 7.084717GB memory has been"
+        " allocated and available memory is only 716.750000MB.",
+        "PaddlePaddle paddle/fluid/memory/allocation/cuda_allocator.cc (>= 2.0)",
+    ),
+    (
+        "cuda.out-of-memory",
+        "Status Message: CUDA failure 2: out of memory ; GPU=0 ; hostname=runner-7 ; file=/onnxruntime_src/"
+        "onnxruntime/core/providers/cuda/cuda_allocator.cc ; line=48 ; expr=cudaMalloc((void**)&p, size);",
+        "microsoft/onnxruntime core/providers/cuda/cuda_call.cc (CudaCall)",
+    ),
+    # the same checks on AMD GPUs: PyTorch's ROCm build and ggml's backend name
+    (
+        "cuda.out-of-memory",
+        "ROCm error: out of memory",
+        'llama.cpp ggml/src/ggml-cuda/common.cuh (GGML_CUDA_NAME "ROCm")',
+    ),
+    (
+        "cuda.error",
+        "RuntimeError: HIP error: unspecified launch failure",
+        "PyTorch ROCm build, hipified c10/cuda/CUDAException.cpp",
+    ),
+    # cuda-device-assert: kernels that are not .cu files (Triton, Inductor's generated bounds checks)
+    (
+        "cuda.device-side-assert",
+        "/root/.cache/vllm/torch_compile_cache/torch_aot_compile/ab12/inductor_cache/xy/cxyz.py:53: unknown: block:"
+        " [129,0,0], thread: [224,0,0] Assertion `index out of bounds: 0 <= tmp16 < 40960` failed.",
+        "torch/_inductor/codegen/triton.py bounds check through CUDA's __assertfail (vLLM worker)",
+    ),
+    (
+        "cuda.device-side-assert",
+        "unknown:0: unknown: block: [0,0,0], thread: [32,0,0] Assertion `index out of bounds: 0 <= tmp42 < 1024`"
+        " failed.",
+        "Inductor kernel without a source position",
+    ),
+    (
+        "cuda.device-side-assert",
+        "Assertion `index out of bounds: 0 <= tmp0 < 128` failed",
+        "the SYCL (Intel GPU) rendering, the assertion on its own line",
+    ),
+    # cuda-illegal-access: NVIDIA's memory checkers and ROCm's enum
+    (
+        "cuda.illegal-memory-access",
+        "========= Invalid __global__ write of size 4 bytes",
+        "compute-sanitizer --tool memcheck (CUDA >= 11)",
+    ),
+    (
+        "cuda.illegal-memory-access",
+        "========= Invalid __shared__ read of size 8",
+        "cuda-memcheck (CUDA < 11)",
+    ),
+    (
+        "cuda.illegal-memory-access",
+        "RuntimeError: HIP error hipErrorIllegalAddress",
+        "ROCm's hipError_t name",
+    ),
     # serving-gpu-memory: LMDeploy's PyTorch engine, SGLang's TP memory-balance check
     (
         "vllm.no-memory-for-cache-blocks",
@@ -146,6 +203,11 @@ CATALOGUE = [
         r" 'C:\\Users\\u\\AppData\\Local\\Temp\\tmpab12cd34\\cuda_utils.c', '/O2']' returned non-zero exit status 2.",
         "triton-windows build.py re-raising check_call's error (clang-cl)",
     ),
+    (
+        "triton.c-build-failed",
+        "RuntimeError: Error building extension 'fused_adam'",
+        "torch/utils/cpp_extension.py _run_ninja_build (DeepSpeed's JIT op build, microsoft/DeepSpeed#4889)",
+    ),
     # server-not-ready: llama.cpp's server tests, JS helpers, OpenLiberty's FAT, Triton's L0 scripts
     (
         "harness.server-not-ready",
@@ -169,6 +231,17 @@ CATALOGUE = [
         "*** Failed to start /opt/tritonserver/bin/tritonserver",
         "triton-inference-server/server qa/L0_*/test.sh after run_server",
     ),
+    (
+        "harness.server-not-ready",
+        "RuntimeError: Timeout to start the InferenceService isvc-paddle.                                The"
+        " InferenceService is as following: {'apiVersion': 'serving.kserve.io/v1beta1'}",
+        "kserve python/kserve/kserve/api/kserve_client.py wait_isvc_ready",
+    ),
+    (
+        "harness.server-not-ready",
+        'error: deployment "vllm-server" exceeded its progress deadline',
+        "kubectl pkg/polymorphichelpers/rollout_status.go",
+    ),
     # serving-engine-internal: Triton's TensorRT-LLM backend
     (
         "trtllm.model-instance-failed",
@@ -176,6 +249,20 @@ CATALOGUE = [
         " unexpected error when creating modelInstanceState: Invalid gpt_model_type. Must be"
         " v1/inflight_batching/inflight_fused_batching.",
         "tensorrtllm_backend inflight_batcher_llm/src/model_instance_state.cc (2023-2024)",
+    ),
+    # model-config: llama.cpp's GGUF loader and the engines' Transformers-backend fallback
+    (
+        "model.unsupported-architecture",
+        "llama_model_load: error loading model: error loading model architecture: unknown model architecture:"
+        " 'qwen35'",
+        "llama.cpp src/llama-model.cpp load_arch",
+    ),
+    (
+        "model.unsupported-architecture",
+        "ValueError: Cannot find model module. 'UrsaForConditionalGeneration' is not a registered model in the"
+        " Transformers library (only relevant if the model is meant to be in Transformers) and 'AutoModel' is not"
+        " present in the model config's 'auto_map' (relevant if the model is custom).",
+        "sglang/srt/model_loader/utils.py resolve_transformers_arch; vllm models/registry.py",
     ),
     # model-config: serde's missing field (Rust engines) and transformers' config attribute
     (
@@ -252,6 +339,45 @@ NEAR_MISSES = [
             "tvm.error.InternalError: Check failed: (token_ids.size() > 0) is false: input is empty",
         ],
         id="tvm-runtime-check",
+    ),
+    pytest.param(
+        "cuda.device-side-assert",
+        [
+            "llama-server: ../src/llama-sampling.cpp:411: void llama_sampler_dist_apply(llama_token_data_array*):"
+            " Assertion `found' failed."
+        ],
+        id="glibc-host-assert",
+    ),
+    pytest.param(
+        "cuda.error",
+        ["RuntimeError: HIP error: invalid device function"],
+        id="hip-no-kernel-for-this-gpu-is-setup",
+    ),
+    pytest.param(
+        "cuda.illegal-memory-access",
+        [
+            "========= ERROR SUMMARY: 0 errors",
+            "========= Uninitialized __global__ memory read of size 4 bytes",
+        ],
+        id="sanitizer-clean-and-initcheck",
+    ),
+    pytest.param(
+        "triton.c-build-failed",
+        ["            # RuntimeError: Error building extension 'dummy_allocator'"],
+        id="skip-list-comment",
+    ),
+    pytest.param(
+        "model.unsupported-architecture",
+        [
+            "[2026-03-18 23:35:07] WARNING utils.py:70: MiniCPMV has no SGLang implementation, falling back to"
+            " Transformers implementation. Some features may not be supported and performance may not be optimal."
+        ],
+        id="sglang-transformers-fallback-warning",
+    ),
+    pytest.param(
+        "harness.server-not-ready",
+        ['Waiting for deployment "vllm-server" rollout to finish: 0 of 1 updated replicas are available...'],
+        id="rollout-in-progress",
     ),
     pytest.param(
         "harness.server-not-ready",
