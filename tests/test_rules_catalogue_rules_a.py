@@ -208,6 +208,11 @@ CATALOGUE = [
         "RuntimeError: Error building extension 'fused_adam'",
         "torch/utils/cpp_extension.py _run_ninja_build (DeepSpeed's JIT op build, microsoft/DeepSpeed#4889)",
     ),
+    (
+        "triton.compile-failed",
+        "torch._dynamo.exc.InternalTorchDynamoError: AttributeError: 'NoneType' object has no attribute 'is_tensor'",
+        "torch/_dynamo/convert_frame.py (torch >= 2.1)",
+    ),
     # server-not-ready: llama.cpp's server tests, JS helpers, OpenLiberty's FAT, Triton's L0 scripts
     (
         "harness.server-not-ready",
@@ -365,6 +370,18 @@ NEAR_MISSES = [
         "triton.c-build-failed",
         ["            # RuntimeError: Error building extension 'dummy_allocator'"],
         id="skip-list-comment",
+    ),
+    pytest.param(
+        "triton.compile-failed",
+        [
+            "2024-09-22 19:38:41.140252: W external/xla/xla/service/gpu/buffer_comparator.cc:1054] INTERNAL: ptxas"
+            " exited with non-zero error code 65280, output: ptxas /tmp/tempfile-ravg1170-528e6f61-1909-622b8be3ab01d,"
+            " line 10; fatal   : Unsupported .version 7.8; current version is '7.4'",
+            "ptxas fatal   : Ptx assembly aborted due to errors",
+            "",
+            "Relying on driver to perform ptx compilation. ",
+        ],
+        id="xla-ptxas-warning-recovered",
     ),
     pytest.param(
         "model.unsupported-architecture",
