@@ -247,6 +247,16 @@ CATALOGUE = [
         'error: deployment "vllm-server" exceeded its progress deadline',
         "kubectl pkg/polymorphichelpers/rollout_status.go",
     ),
+    (
+        "harness.server-not-ready",
+        "E   TimeoutError: Container did not emit logs satisfying predicate in 120.000 seconds",
+        "testcontainers-python core/testcontainers/core/waiting_utils.py wait_for_logs (4.x)",
+    ),
+    (
+        "harness.server-not-ready",
+        "TimeoutError: Wait time (120s) exceeded for _connect(args: (), kwargs: {}). Exception: timed out",
+        "testcontainers-python waiting_utils.py wait_container_is_ready",
+    ),
     # serving-engine-internal: Triton's TensorRT-LLM backend
     (
         "trtllm.model-instance-failed",
@@ -268,6 +278,11 @@ CATALOGUE = [
         " Transformers library (only relevant if the model is meant to be in Transformers) and 'AutoModel' is not"
         " present in the model config's 'auto_map' (relevant if the model is custom).",
         "sglang/srt/model_loader/utils.py resolve_transformers_arch; vllm models/registry.py",
+    ),
+    (
+        "vllm.engine-config-unsupported",
+        "ValueError: There is no module or parameter named 'visual' in Qwen3_5Model",
+        "vllm/model_executor/models/utils.py AutoWeightsLoader._load_module",
     ),
     # model-config: serde's missing field (Rust engines) and transformers' config attribute
     (
