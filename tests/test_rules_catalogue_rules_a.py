@@ -265,6 +265,18 @@ CATALOGUE = [
         " v1/inflight_batching/inflight_fused_batching.",
         "tensorrtllm_backend inflight_batcher_llm/src/model_instance_state.cc (2023-2024)",
     ),
+    # rust-panic: hooks that log the panic themselves
+    (
+        "rust.panic",
+        '2025-03-01T10:00:00.000000Z ERROR tracing_panic: A panic occurred panic.payload="called `Option::unwrap()`'
+        ' on a `None` value" panic.location="lib/runtime/src/component.rs:214:38" panic.backtrace=disabled backtrace',
+        "LukeMathWalker/tracing-panic src/lib.rs through tracing-subscriber's formatter",
+    ),
+    (
+        "rust.panic",
+        "[2025-07-26T09:30:09Z ERROR candle_vllm] panicked at src/main.rs:406:19:",
+        "core/src/panic/panic_info.rs Display (Rust >= 1.73) logged by a custom hook",
+    ),
     # model-config: llama.cpp's GGUF loader and the engines' Transformers-backend fallback
     (
         "model.unsupported-architecture",
@@ -405,6 +417,11 @@ NEAR_MISSES = [
             " Transformers implementation. Some features may not be supported and performance may not be optimal."
         ],
         id="sglang-transformers-fallback-warning",
+    ),
+    pytest.param(
+        "rust.panic",
+        ["rpc error: code = Internal desc = A panic occurred", '    panic("A panic occurred")'],
+        id="go-recovered-panic",
     ),
     pytest.param(
         "harness.server-not-ready",
