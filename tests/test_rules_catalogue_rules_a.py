@@ -95,6 +95,12 @@ CATALOGUE = [
         "PaddlePaddle paddle/fluid/memory/allocation/cuda_allocator.cc (>= 2.0)",
     ),
     (
+        "cuda.framework-oom",
+        "RESOURCE_EXHAUSTED: XLA:TPU compile permanent error. Ran out of memory in memory space hbm. Used 49.34G of"
+        " 32.00G hbm. Exceeded hbm capacity by 17.34G.",
+        "openxla/xla's TPU compile-time HBM check, as XLA's own error-code page quotes it",
+    ),
+    (
         "cuda.out-of-memory",
         "Status Message: CUDA failure 2: out of memory ; GPU=0 ; hostname=runner-7 ; file=/onnxruntime_src/"
         "onnxruntime/core/providers/cuda/cuda_allocator.cc ; line=48 ; expr=cudaMalloc((void**)&p, size);",
