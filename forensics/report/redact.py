@@ -13,7 +13,6 @@ redacts again with the run's secrets before recording. The shapes themselves are
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -21,6 +20,7 @@ from typing import Any, TypeVar
 
 import regex
 
+from forensics.digest import sha256
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
@@ -80,7 +80,7 @@ class Redactor:
     def key(self) -> str:
         """Names this redactor's secret values without holding them (a digest): a report redacted by a
         redactor with the same key is redacted already."""
-        return hashlib.sha256("\0".join(sorted(self.secrets)).encode("utf-8")).hexdigest()
+        return sha256("\0".join(sorted(self.secrets)).encode("utf-8")).hexdigest()
 
     def text(self, text: str) -> str:
         """The text with terminal controls removed and every secret replaced by [REDACTED].
