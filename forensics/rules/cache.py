@@ -296,6 +296,9 @@ class CachedPack:
         probes = self._probes[index]
         return next(n for n, probe in enumerate(probes) if probe[0] == field and probe[1] == position)
 
+    def is_built(self, index: int) -> bool:
+        return index in self._rules
+
     def rule(self, index: int) -> Rule:
         rule = self._rules.get(index)
         if rule is None:

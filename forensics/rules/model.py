@@ -167,6 +167,8 @@ class RuleSource(Protocol):
 
     def rule(self, index: int) -> Rule: ...
 
+    def is_built(self, index: int) -> bool: ...
+
     def rule_id(self, index: int) -> str: ...
 
     def kind(self, index: int) -> RuleKind: ...
@@ -222,6 +224,11 @@ class PackRules(Sequence[Rule]):
 
     def __repr__(self) -> str:
         return f"PackRules({len(self._entries)} rules)"
+
+    def is_built(self, index: int) -> bool:
+        """Whether rule `index` has been built (what the lazy path saves is visible in tests)."""
+        entry = self._entries[index]
+        return isinstance(entry, Rule) or entry[0].is_built(entry[1])
 
     def rule_id(self, index: int) -> str:
         """Rule `index`'s id, without building the rule."""
