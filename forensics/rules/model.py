@@ -153,6 +153,10 @@ class Rule:
 def typed_value(text: str) -> Value:
     """`"19.5"` → 19.5, `"8192"` → 8192, anything else stays text."""
     stripped = text.strip()
+    if stripped.isascii() and stripped.strip("0123456789+-.eE"):
+        return (
+            text  # an ASCII character neither pattern has: no number (they compile on a number's first use)
+        )
     if _INTEGER.fullmatch(stripped):
         return int(stripped)
     if _FLOAT.fullmatch(stripped):
