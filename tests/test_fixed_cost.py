@@ -25,8 +25,12 @@ ONE_LINE = (
 # the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker (the
 # failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 (a few lines
 # are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is found without it on
-# Linux) and what those two pull in (tempfile, shutil, bz2, lzma).
+# Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line log and the
+# redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache is found by
+# the rule files' stat, rules/cache.py).
 NEVER = (
+    "hashlib",
+    "_hashlib",
     "zipfile",
     "tempfile",
     "shutil",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from forensics.rules import cache as cache_module
 from forensics.rules import loader
 from forensics.rules.cache import PackCache
 from forensics.rules.loader import load_rules
-from forensics.rules.model import Rule, RuleSet
+from forensics.rules.model import PackRules, Rule, RuleSet
 from tests.support.rulebook import rule_toml
 
 DERIVED = """
@@ -90,6 +91,81 @@ def test_only_the_patterns_whose_literal_occurs_are_compiled(tmp_path: Path) -> 
     assert boom.patterns[0].is_compiled
     assert not disk.patterns[0].is_compiled
     assert [hit.captures for hits in scan.hits.values() for hit in hits] == [(("code", "42"),)]
+
+
+def test_a_hit_builds_only_the_rules_whose_literal_a_line_holds(tmp_path: Path) -> None:
+    """A cached pack's rules stay JSON until read: the scanner's probes and pre-filter need only each rule's
+    literals, so a log that holds one rule's literal builds that rule and no other."""
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    rules = _load(folder, cache)
+    table = rules.rules
+    assert isinstance(table, PackRules)
+    assert [table.rule_id(n) for n in range(len(table))] == ["x.disk-full", "x.boom"]
+    compiled = CompiledRules(rules)
+    assert not any(table.is_built(n) for n in range(len(table)))
+    scan = scan_stream(io.BytesIO(b"quiet line\nboom 42 happened\n"), CompiledRules(rules), name="log")
+    assert list(scan.hits) == [compiled.probes_by_rule[1][0]]
+    assert [table.is_built(n) for n in range(len(table))] == [False, False]  # matching needs no rule
+    assert compiled.rules[1].id == "x.boom"  # the verdict reads the matching rule: built then
+    assert [table.is_built(n) for n in range(len(table))] == [False, True]
+
+
+def test_a_damaged_rule_line_is_read_from_the_rule_files_when_the_rule_is_needed(tmp_path: Path) -> None:
+    """A rule's line is parsed only when the rule is read: damage there surfaces then, and the pack is
+    validated again from its files instead of failing."""
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    validated = _load(folder, cache)
+    (entry,) = (tmp_path / "cache").glob("*.json")
+    first, disk_full, boom = entry.read_bytes().split(b"\n")
+    entry.write_bytes(b"\n".join([first, b"[" + disk_full[1:], boom]))  # same length, not an object
+    rules = _load(folder, cache)
+    assert isinstance(rules.rules, PackRules)
+    boom_rule = rules.get("x.boom")
+    assert boom_rule is not None and boom_rule.patterns[0].pattern == r"boom (?P<code>\d+) happened"
+    assert [_shape(rule) for rule in rules] == [_shape(rule) for rule in validated]
+
+
+def test_an_unchanged_pack_is_found_by_its_files_stat_without_reading_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", 0.0)
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    validated = _load(folder, cache)
+    assert len(list((tmp_path / "cache").glob("*.stat"))) == 1
+
+    def no_hashing(files: object) -> str:
+        raise AssertionError("the rule files were read and hashed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(loader, "pack_key", no_hashing)
+        cached = _load(folder, cache)
+    assert [_shape(rule) for rule in cached] == [_shape(rule) for rule in validated]
+
+
+def test_a_file_rewritten_with_the_same_size_after_its_stat_was_recorded_misses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any write changes a file's change time (st_ctime_ns): the stat no longer matches and the files are read."""
+    monkeypatch.setattr(cache_module, "RACY_SECONDS", 0.0)
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    _pack(folder, second_pattern="disk is fall")  # the same number of bytes
+    rules = _load(folder, cache)
+    assert rules.rules[0].patterns[0].pattern == "disk is fall"
+
+
+def test_a_file_changed_within_the_racy_window_is_never_trusted_by_its_stat(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")  # written now: younger than RACY_SECONDS
+    _load(folder, cache)
+    _load(folder, cache)
+    assert list((tmp_path / "cache").glob("*.stat")) == []
 
 
 def test_an_edited_rule_file_misses_the_cache(tmp_path: Path) -> None:

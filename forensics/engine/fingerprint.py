@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from forensics.engine.normalize import normalize_line
@@ -52,5 +51,7 @@ def fingerprint_for(test: TestCase, logs: Sequence[ScannedLog]) -> Fingerprint:
 def make_fingerprint(line: str, evidence: Evidence | None) -> Fingerprint:
     """The fingerprint of one error line; the report computes it again from the redacted line."""
     masked = mask(normalize_line(line).text) or NO_ERROR_TEXT
+    import hashlib  # only for an unexplained failure: a one-line analyze that explains it never loads it
+
     key = hashlib.sha1(masked.encode("utf-8"), usedforsecurity=False).hexdigest()[:12]
     return Fingerprint(key=key, masked=masked, line=line, evidence=evidence)

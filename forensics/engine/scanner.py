@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import BinaryIO
+from typing import BinaryIO, overload
 
 import regex
 
@@ -27,9 +27,9 @@ from forensics.engine.normalize import (
 from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector, first_match_finder
 from forensics.engine.rejected import RejectedLines
 from forensics.errors import zip_read_errors
-from forensics.model import ExcerptLine, Problem
-from forensics.rules.literals import Literals, required_literal_sets, required_literals
-from forensics.rules.model import Rule, RulePattern, RuleSet
+from forensics.model import ExcerptLine, Problem, RuleKind
+from forensics.rules.literals import Literals
+from forensics.rules.model import PackRules, Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
 
 EXCERPT_TEXT_LIMIT = 500  # what a report shows of an excerpt line ...
@@ -84,30 +84,43 @@ class CompiledRules:
         """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
         `plain_bytes`/`plain_lines`: how much is searched literal by literal before RE2's automata are compiled
         (engine/prefilter.py)."""
-        self.rules: tuple[Rule, ...] = tuple(rules)
-        probes: list[Probe] = []
-        for index, rule in enumerate(self.rules):
-            for role, patterns in (
-                (ProbeRole.PATTERN, rule.patterns),
-                (ProbeRole.REQUIRES, rule.requires),
-                (ProbeRole.EXCLUDES, rule.excludes),
-                (ProbeRole.CONTEXT, rule.context),
-            ):
-                for pattern in patterns:
-                    literals = required_literals(pattern.pattern, ignore_case=rule.ignore_case)
-                    probes.append(Probe(index, role, pattern, literals))
-        self.probes: tuple[Probe, ...] = tuple(probes)
+        table = rules.rules if isinstance(rules, RuleSet) else ()
+        if not isinstance(table, PackRules):
+            table = PackRules(tuple(rules))
+        self.rules: Sequence[Rule] = table  # a cached pack's rules are built when first read
+        self._table = table
+        # per probe: its rule, its field in PATTERN_FIELDS (= its ProbeRole, in order) and position, its literals
+        rows: list[tuple[int, int, int]] = []
+        literal_sets: list[Literals | None] = []
+        self.probes_by_rule: dict[int, tuple[int, ...]] = {}
+        for index in range(len(table)):
+            first = len(rows)
+            for role, position, literals in table.probes(index):
+                rows.append((index, role, position))
+                literal_sets.append(literals)
+            self.probes_by_rule[index] = tuple(range(first, len(rows)))
+        self._rows = rows
+        self.probes: Sequence[Probe] = _Probes(table, rows, literal_sets)  # each made when first read
         self.use_literals = use_literals
         # per probe, every literal set its pattern needs one of (read on the probe's first candidate line)
         self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
-        literal_sets = [probe.literals if use_literals else None for probe in probes]
+        if not use_literals:
+            literal_sets = [None] * len(literal_sets)
         self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes)
         self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
         self.rejected = RejectedLines(literal_sets, self.gate)
-        self.probes_by_rule: dict[int, tuple[int, ...]] = {}
-        for number, probe in enumerate(probes):
-            self.probes_by_rule.setdefault(probe.rule_index, ())
-            self.probes_by_rule[probe.rule_index] += (number,)
+
+    def kind_of(self, rule_index: int) -> RuleKind:
+        """The kind of rule `rule_index`, without building the rule (a cached pack's rules are built when read)."""
+        return self._table.kind(rule_index)
+
+    def role_of(self, number: int) -> ProbeRole:
+        """Probe `number`'s role, without making the probe."""
+        return _ROLES[self._rows[number][1]]
+
+    def rule_of(self, number: int) -> int:
+        """The index of probe `number`'s rule, without making the probe."""
+        return self._rows[number][0]
 
     def compile_automata(self) -> None:
         """Compile the pre-filter's automata now (they are otherwise compiled on first need): before forking
@@ -120,11 +133,10 @@ class CompiledRules:
         """Probe `number`'s literal sets as `possible` checks them (each with its case-insensitivity)."""
         gate = self._gates.get(number)
         if gate is None:
-            probe = self.probes[number]
-            rule = self.rules[probe.rule_index]
+            rule_index, field, position = self._rows[number]
             gate = self._gates[number] = tuple(
                 (literals.alternatives, literals.ignore_case)
-                for literals in required_literal_sets(probe.pattern.pattern, ignore_case=rule.ignore_case)
+                for literals in self._table.literal_sets(rule_index, field, position)
                 if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
             )
         return gate
@@ -143,6 +155,46 @@ class CompiledRules:
             if not any(literal in haystack for literal in alternatives):
                 return False
         return True
+
+
+_ROLES = tuple(ProbeRole)  # in PATTERN_FIELDS order
+
+
+class _Probes(Sequence[Probe]):
+    """The probes of a compiled rule set, each made on first read: a thousand rules' probes (and their patterns)
+    cost more to make than a one-line log costs to scan."""
+
+    __slots__ = ("_literal_sets", "_made", "_rows", "_table")
+
+    def __init__(
+        self, table: PackRules, rows: list[tuple[int, int, int]], literal_sets: list[Literals | None]
+    ) -> None:
+        self._table = table
+        self._rows = rows
+        self._literal_sets = literal_sets
+        self._made: list[Probe | None] = [None] * len(rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, number: int) -> Probe: ...
+
+    @overload
+    def __getitem__(self, number: slice) -> tuple[Probe, ...]: ...
+
+    def __getitem__(self, number: int | slice) -> Probe | tuple[Probe, ...]:
+        if isinstance(number, slice):
+            return tuple(self[n] for n in range(*number.indices(len(self._rows))))
+        probe = self._made[number]
+        if probe is None:
+            rule_index, role, position = self._rows[number]
+            pattern = self._table.pattern(rule_index, role, position)
+            probe = self._made[number] = Probe(rule_index, _ROLES[role], pattern, self._literal_sets[number])
+        return probe
+
+    def __iter__(self) -> Iterator[Probe]:
+        return (self[number] for number in range(len(self._rows)))
 
 
 @dataclass(frozen=True, slots=True)

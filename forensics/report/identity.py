@@ -16,10 +16,10 @@ matches nothing.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from forensics.digest import sha256
 from forensics.errors import zip_read_errors
 from forensics.inputs.archive import open_regular
 
@@ -35,7 +35,7 @@ def input_identity(path: str, kind: str) -> str:
         if kind == "log":
             with open_regular(path) as stream:
                 size = os.fstat(stream.fileno()).st_size
-                digest = hashlib.sha256()
+                digest = sha256(expected_size=size)
                 left = MAX_HASHED_BYTES
                 while left > 0 and (chunk := stream.read(min(_CHUNK_BYTES, left))):
                     digest.update(chunk)
@@ -59,7 +59,7 @@ def kind_of(identity: str) -> str:
 def _zip_directory_digest(path: str) -> str:
     import zipfile  # only for a zip input
 
-    digest = hashlib.sha256()
+    digest = sha256()  # names and sizes: a few KiB
     with zipfile.ZipFile(path) as archive:
         for info in archive.infolist():
             digest.update(f"{info.filename}\0{info.CRC:08x}\0{info.file_size}\n".encode())
@@ -74,7 +74,7 @@ def _listing_digest(root: Path) -> str:
         for name in names:
             full = Path(directory, name)
             files.append((full.relative_to(root).as_posix(), full.stat().st_size))
-    digest = hashlib.sha256()
+    digest = sha256()  # names and sizes: a few KiB
     for name, size in sorted(files):
         digest.update(f"{name}\0{size}\n".encode())
     return digest.hexdigest()

@@ -13,14 +13,13 @@ redacts again with the run's secrets before recording. The shapes themselves are
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
 
 import regex
 
+from forensics.digest import sha256
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT
@@ -50,13 +49,9 @@ _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many 
 _IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
 _T = TypeVar("_T")
 _FIELDS: dict[type[Any], tuple[str, ...] | None] = {}
-# Every shape's hints found in one scan (stdlib `re` is fastest on a plain alternation of literals); the
-# lookahead finds overlapping ones too (`key` and `eyj` in `keyjwt`)
-_HINTS = re.compile(
-    "(?=("
-    + "|".join(re.escape(hint) for hint in sorted({h for s in SHAPES for h in s.hints}, key=len))
-    + "))"
-)
+# Every shape's hint, looked for with `in` (overlapping ones too: `key` and `eyj` in `keyjwt`): 3-4x faster than
+# one `re` alternation of them with a lookahead, whose compile alone cost ~4 ms (~16 M instructions) at import
+_HINTS = tuple(sorted({hint for shape in SHAPES for hint in shape.hints}, key=len))
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +75,7 @@ class Redactor:
     def key(self) -> str:
         """Names this redactor's secret values without holding them (a digest): a report redacted by a
         redactor with the same key is redacted already."""
-        return hashlib.sha256("\0".join(sorted(self.secrets)).encode("utf-8")).hexdigest()
+        return sha256("\0".join(sorted(self.secrets)).encode("utf-8")).hexdigest()
 
     def text(self, text: str) -> str:
         """The text with terminal controls removed and every secret replaced by [REDACTED].
@@ -103,15 +98,15 @@ class Redactor:
         """Consecutive log lines: each redacted, and every line of a private key block (BEGIN … END, or from
         the first line to END when the excerpt starts inside the block) replaced whole."""
         redacted: list[str] = []
-        inside = any(PEM_BLOCK_END.search(line) for line in lines) and not any(
-            PEM_BLOCK_START.search(line) for line in lines[: _first_end(lines)]
+        inside = any(_pem_end(line) for line in lines) and not any(
+            _pem_start(line) for line in lines[: _first_end(lines)]
         )
         for line in lines:
-            if PEM_BLOCK_START.search(line):
-                inside = PEM_BLOCK_END.search(line) is None
+            if _pem_start(line):
+                inside = not _pem_end(line)
                 redacted.append(self.text(line))
-            elif inside or PEM_BODY_LINE.match(line):
-                inside = inside and PEM_BLOCK_END.search(line) is None
+            elif inside or (len(line) >= _PEM_LINE and PEM_BODY_LINE.match(line)):
+                inside = inside and not _pem_end(line)
                 redacted.append(REDACTED)
             else:
                 redacted.append(self.text(line))
@@ -122,7 +117,8 @@ class Redactor:
         for secret in self.secrets:
             if secret in text:
                 text = text.replace(secret, REDACTED)
-        hinted = set(_HINTS.findall(text.lower()))
+        lowered = text.lower()
+        hinted = {hint for hint in _HINTS if hint in lowered}
         if hinted:
             for shape in SHAPES:
                 if not hinted.isdisjoint(shape.hints):
@@ -131,7 +127,21 @@ class Redactor:
 
 
 def _first_end(lines: Sequence[str]) -> int:
-    return next((index for index, line in enumerate(lines) if PEM_BLOCK_END.search(line)), len(lines))
+    return next((index for index, line in enumerate(lines) if _pem_end(line)), len(lines))
+
+
+# What a line must hold before a PEM pattern is tried (`regex` compiles each in ~0.2 ms, on first use): a
+# boundary names "PRIVATE KEY-----", a body line is 64 base64 characters
+_PEM_MARK = "PRIVATE KEY-----"
+_PEM_LINE = 64
+
+
+def _pem_start(line: str) -> bool:
+    return _PEM_MARK in line and PEM_BLOCK_START.search(line) is not None
+
+
+def _pem_end(line: str) -> bool:
+    return _PEM_MARK in line and PEM_BLOCK_END.search(line) is not None
 
 
 def redact_report(report: Report, redactor: Redactor) -> Report:

@@ -238,11 +238,12 @@ class InputSession:
         """Whether a line is one a symptom rule names: a wrapper never is the likely cause if anything else is."""
         if self._is_wrapper is None:
             probes = self.compiled.probes
+            compiled = self.compiled
             wrappers = {
                 number
-                for number, probe in enumerate(probes)
-                if probe.role is ProbeRole.PATTERN
-                and self.compiled.rules[probe.rule_index].kind is RuleKind.SYMPTOM
+                for number in range(len(probes))
+                if compiled.role_of(number) is ProbeRole.PATTERN
+                and compiled.kind_of(compiled.rule_of(number)) is RuleKind.SYMPTOM
             }
             select = (
                 self.compiled.selector.select

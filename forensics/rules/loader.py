@@ -15,7 +15,7 @@ from forensics.model import Category, RuleKind
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.cache import PackCache, default_cache_dir, pack_key
 from forensics.rules.expressions import Expression
-from forensics.rules.model import Example, Rule, RulePattern, RuleProblem, RuleSet
+from forensics.rules.model import Example, PackRules, Rule, RulePattern, RuleProblem, RuleSet, RuleSource
 from forensics.rules.template import Template
 
 _ID = LazyRegex(r"[a-z0-9][a-z0-9_.-]{0,99}")
@@ -105,7 +105,7 @@ def collect_rules(
     """
     errors: list[RuleProblem] = []
     pack_cache = _pack_cache(cache)
-    shipped: dict[str, Rule] = {}
+    shipped: dict[str, _Entry] = {}
     if include_shipped:
         shipped = _load_unique(_rule_file_names(shipped_rules_path()), errors, pack_cache)
     user = _load_unique(
@@ -113,7 +113,10 @@ def collect_rules(
     )
     merged = dict(shipped)
     merged.update(user)
-    return RuleSet(tuple(merged.values())), errors
+    entries = list(merged.values())
+    if all(isinstance(entry, Rule) for entry in entries):
+        return RuleSet(tuple(entry for entry in entries if isinstance(entry, Rule))), errors
+    return RuleSet(PackRules(entries)), errors
 
 
 def load_rules(
@@ -140,10 +143,22 @@ def _pack_cache(cache: PackCache | bool) -> PackCache | None:
     return PackCache(default_cache_dir()) if cache else None
 
 
+_Entry = Rule | tuple[RuleSource, int]  # a validated rule, or rule n of a cached pack (built when first read)
+
+
 def _load_unique(
-    files: Iterable[str], errors: list[RuleProblem], cache: PackCache | None = None
-) -> dict[str, Rule]:
-    """Every rule of these files by id; a pack seen before (same bytes, same version) comes from the cache."""
+    files: Sequence[str], errors: list[RuleProblem], cache: PackCache | None = None
+) -> dict[str, _Entry]:
+    """Every rule of these files by id; a pack seen before (same bytes, same version) comes from the cache, found
+    by the files' stat when none changed since (else by reading and hashing them)."""
+    if not files:
+        return {}
+    if cache is not None:
+        known = cache.key_from_stats(files)
+        if known is not None:
+            cached = cache.load(known, rebuild=lambda: _validated(files))
+            if cached is not None:
+                return {cached.rule_id(index): (cached, index) for index in range(len(cached))}
     contents: list[tuple[str, bytes]] = []
     for file in files:
         try:
@@ -155,10 +170,21 @@ def _load_unique(
         return {}
     key = pack_key(contents) if cache is not None else ""
     if cache is not None:
-        cached = cache.load(key)
+        cached = cache.load(key, rebuild=lambda: _validated(files))
         if cached is not None:
-            return {rule.id: rule for rule in cached}
+            if len(contents) == len(files):
+                cache.remember_stats(files, key)
+            return {cached.rule_id(index): (cached, index) for index in range(len(cached))}
     errors_before = len(errors)
+    rules = _validate(contents, errors)
+    if cache is not None and len(errors) == errors_before:
+        cache.store(key, rules.values())
+        cache.remember_stats(files, key)
+    return dict(rules)
+
+
+def _validate(contents: Iterable[tuple[str, bytes]], errors: list[RuleProblem]) -> dict[str, Rule]:
+    """Every rule of these files (path, bytes) by id, parsed and checked; problems are appended to `errors`."""
     rules: dict[str, Rule] = {}
     for file, content in contents:
         try:
@@ -178,8 +204,25 @@ def _load_unique(
                 )
             else:
                 rules[rule.id] = rule
-    if cache is not None and len(errors) == errors_before:
-        cache.store(key, rules.values())
+    return rules
+
+
+def _validated(files: Sequence[str]) -> dict[str, Rule]:
+    """The rules of these files validated again (a cached pack's line turned out damaged when read)."""
+    errors: list[RuleProblem] = []
+    contents = []
+    for file in files:
+        try:
+            with open(file, "rb") as stream:
+                contents.append((file, stream.read()))
+        except OSError as err:
+            errors.append(RuleProblem(path=file, message=f"cannot read: {err}"))
+    rules = _validate(contents, errors)
+    if errors:
+        raise RulesError(
+            "cannot load rules:\n" + "\n".join(f"  {error}" for error in errors[:_MAX_REPORTED_ERRORS]),
+            hint="fix the rule file(s) named above; `ci-forensics rules lint FILE` checks one file",
+        )
     return rules
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, overload
 
 import regex
 
 from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind, Value
 from forensics.rules.expressions import Expression
+from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.template import Template
+
+# A rule's pattern fields, in the order the scanner makes probes of them (its ProbeRole follows this order)
+PATTERN_FIELDS = ("patterns", "requires", "excludes", "context")
 
 _INTEGER = LazyRegex(r"[+-]?\d{1,18}")
 _FLOAT = LazyRegex(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
@@ -149,6 +153,10 @@ class Rule:
 def typed_value(text: str) -> Value:
     """`"19.5"` → 19.5, `"8192"` → 8192, anything else stays text."""
     stripped = text.strip()
+    if stripped.isascii() and stripped.strip("0123456789+-.eE"):
+        return (
+            text  # an ASCII character neither pattern has: no number (they compile on a number's first use)
+        )
     if _INTEGER.fullmatch(stripped):
         return int(stripped)
     if _FLOAT.fullmatch(stripped):
@@ -156,11 +164,126 @@ def typed_value(text: str) -> Value:
     return text
 
 
+class RuleSource(Protocol):
+    """Rules kept apart from their `Rule` objects (a cached pack, rules/cache.py): what the scanner needs of each
+    (id, kind, case-insensitivity, every pattern's required literals) without building the rule, the rule and
+    its patterns built on first use."""
+
+    def rule(self, index: int) -> Rule: ...
+
+    def is_built(self, index: int) -> bool: ...
+
+    def rule_id(self, index: int) -> str: ...
+
+    def kind(self, index: int) -> RuleKind: ...
+
+    def ignore_case(self, index: int) -> bool: ...
+
+    def probes(self, index: int) -> Sequence[tuple[int, int, Literals | None]]:
+        """(field number in PATTERN_FIELDS, position in that field, required literals) of each pattern."""
+        ...
+
+    def pattern(self, index: int, field: int, position: int) -> RulePattern: ...
+
+    def literal_sets(self, index: int, field: int, position: int) -> tuple[Literals, ...]:
+        """`required_literal_sets` of one of the rule's patterns."""
+        ...
+
+
+class PackRules(Sequence[Rule]):
+    """The rules of a run in load order, each a `Rule` or a rule of a `RuleSource` built when first read: a run
+    whose logs hold no literal of a cached rule never builds it (its text, examples and patterns stay unparsed
+    JSON). Reads like the tuple of its rules (equal to it, too)."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Sequence[Rule | tuple[RuleSource, int]]) -> None:
+        self._entries = tuple(entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, index: int) -> Rule: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Rule, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Rule | tuple[Rule, ...]:
+        if isinstance(index, slice):
+            return tuple(self[number] for number in range(*index.indices(len(self._entries))))
+        entry = self._entries[index]
+        return entry if isinstance(entry, Rule) else entry[0].rule(entry[1])
+
+    def __iter__(self) -> Iterator[Rule]:
+        return (self[number] for number in range(len(self._entries)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return tuple(self) == tuple(other)
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"PackRules({len(self._entries)} rules)"
+
+    def is_built(self, index: int) -> bool:
+        """Whether rule `index` has been built (what the lazy path saves is visible in tests)."""
+        entry = self._entries[index]
+        return isinstance(entry, Rule) or entry[0].is_built(entry[1])
+
+    def rule_id(self, index: int) -> str:
+        """Rule `index`'s id, without building the rule."""
+        entry = self._entries[index]
+        return entry.id if isinstance(entry, Rule) else entry[0].rule_id(entry[1])
+
+    def kind(self, index: int) -> RuleKind:
+        """Rule `index`'s kind, without building the rule."""
+        entry = self._entries[index]
+        return entry.kind if isinstance(entry, Rule) else entry[0].kind(entry[1])
+
+    def ignore_case(self, index: int) -> bool:
+        """Whether rule `index` matches regardless of case, without building the rule."""
+        entry = self._entries[index]
+        return entry.ignore_case if isinstance(entry, Rule) else entry[0].ignore_case(entry[1])
+
+    def probes(self, index: int) -> Sequence[tuple[int, int, Literals | None]]:
+        """(field number in PATTERN_FIELDS, position, required literals) of each of rule `index`'s patterns."""
+        entry = self._entries[index]
+        if not isinstance(entry, Rule):
+            return entry[0].probes(entry[1])
+        return [
+            (field, position, required_literals(pattern.pattern, ignore_case=entry.ignore_case))
+            for field, name in enumerate(PATTERN_FIELDS)
+            for position, pattern in enumerate(getattr(entry, name))
+        ]
+
+    def pattern(self, index: int, field: int, position: int) -> RulePattern:
+        """One of rule `index`'s patterns (the rule's own object once the rule is built)."""
+        entry = self._entries[index]
+        if isinstance(entry, Rule):
+            patterns: tuple[RulePattern, ...] = getattr(entry, PATTERN_FIELDS[field])
+            return patterns[position]
+        return entry[0].pattern(entry[1], field, position)
+
+    def literal_sets(self, index: int, field: int, position: int) -> tuple[Literals, ...]:
+        """Every literal set one of rule `index`'s patterns needs one of (`required_literal_sets`; a cached
+        pack keeps them, so the pattern is not parsed)."""
+        entry = self._entries[index]
+        if isinstance(entry, Rule):
+            pattern = self.pattern(index, field, position)
+            return required_literal_sets(pattern.pattern, ignore_case=entry.ignore_case)
+        return entry[0].literal_sets(entry[1], field, position)
+
+
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """The rules of one run, in load order, with where each came from."""
+    """The rules of one run, in load order, with where each came from: a tuple, or the `PackRules` of a cached
+    pack (built one by one when read)."""
 
-    rules: tuple[Rule, ...]
+    rules: Sequence[Rule]
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
@@ -169,8 +292,11 @@ class RuleSet:
         return len(self.rules)
 
     def get(self, rule_id: str) -> Rule | None:
-        """The rule with this id, if loaded."""
-        for rule in self.rules:
+        """The rule with this id, if loaded (a cached pack builds only that rule)."""
+        rules = self.rules
+        if isinstance(rules, PackRules):
+            return next((rules[n] for n in range(len(rules)) if rules.rule_id(n) == rule_id), None)
+        for rule in rules:
             if rule.id == rule_id:
                 return rule
         return None
