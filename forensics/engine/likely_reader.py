@@ -22,6 +22,7 @@ _CANDIDATE_KEYWORDS = (
     rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
+    rb"|not running|no route to host|unreachable|connection reset|broken pipe"
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
 )
 _candidates: Any = None
@@ -56,20 +57,45 @@ def pick_likely_cause_in_blocks(
     number = 1  # the number of the first line of the data not fed yet
     pending = b""
     above = b""  # the last lines of the data already fed: the excerpt of a line that starts a block
+    last: tuple[int, str, list[ExcerptLine]] | None = None  # the last line with something on it so far
     for block in blocks:
         data = pending + block if pending else block
         cut = data.rfind(b"\n")
         if cut < 0:
             pending = data if len(data) <= max_line else data[:max_line]  # one giant line: keep its head
             continue
+        start = number
         number = _feed_block(picker, data[: cut + 1], number, pattern, max_line, above)
+        last = _last_shown_line(data[: cut + 1], start, number, above, max_line) or last
         above = _last_lines(above + data[: cut + 1])
         pending = data[cut + 1 :]
         if picker.done:
             return picker.result()
     if pending:
-        _feed_block(picker, pending + b"\n", number, pattern, max_line, above)
+        start = number
+        number = _feed_block(picker, pending + b"\n", number, pattern, max_line, above)
+        last = _last_shown_line(pending + b"\n", start, number, above, max_line) or last
+    if last is not None and not picker.done:
+        picker.last_line(last[0], last[1], before=last[2])
     return picker.result()
+
+
+def _last_shown_line(
+    block: bytes, first: int, after: int, above: bytes, max_line: int
+) -> tuple[int, str, list[ExcerptLine]] | None:
+    """The last line of a block of whole lines (numbered `first` to `after - 1`) that shows something, with the
+    lines above it: only the block's tail is searched and counted."""
+    end = len(block)
+    while True:
+        end = len(block[:end].rstrip())
+        if end == 0:
+            return None
+        start = block.rfind(b"\n", 0, end) + 1
+        raw = block[start : min(end, start + max_line)].decode("utf-8", "replace")
+        if visible_line(raw).strip():
+            number = after - block.count(b"\n", start)
+            return number, raw, _lines_before(_head_before(above, block, start), number)
+        end = start
 
 
 def _last_lines(data: bytes) -> bytes:
