@@ -26,19 +26,23 @@ from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, ke
 from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
 
-# How test runners report a failed test, kept as data (runner, pattern over the normalised line) so that a new
-# runner is one line: each is an error line, since the runner says in so many words that a test failed. Their
-# end-of-run totals (`FAIL! -- 17 Passed | 2 Failed`, `FAILED (failures=1)`) come after and say less.
-TEST_RUNNER_FAILURES: tuple[tuple[str, str], ...] = (
+# How test runners report a failed test, kept as data so that a new runner is one entry: the runner, the marker
+# line (matched on the line as shown, stripped), and where the failure's message follows the marker within
+# EXCERPT_AFTER lines, a pattern for that message line, which is then the answer. Each is an error line: the runner
+# says in so many words that a test failed. End-of-run totals (`FAIL! -- 17 Passed | 2 Failed`) come later.
+TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
+    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`
     (
         "Ginkgo",
-        r"^\[(?:FAIL|Fail|FAILED|PANICKED|TIMEDOUT)\] (?!\[[\d.]+ seconds\])",
-    ),  # a spec's failure, its summary
-    (
-        "Go testing",
-        r"^--- FAIL: \S",
-    ),  # `--- FAIL: TestAdd (0.00s)`; the `x_test.go:9: …` message is preferred
-    ("googletest", r"^\S+?(?::\d+|\(\d+\)): Failure$|^\[  FAILED  \] \w"),
+        r"^\[(?:FAIL|Fail|FAILED|Panic!|PANICKED!|TIMEDOUT|INTERRUPTED)\] (?!\[[\d.]+ seconds\])",
+        None,
+    ),
+    # Go's testing: `--- FAIL: TestAdd (0.00s)` then, without -v, the test's `    add_test.go:9: …` message
+    ("Go testing", r"^--- FAIL: \S", r"^[\w.-]+_test\.go:\d+: \S"),
+    # googletest: `file.cc:91: Failure` (then `Value of: …`), `[  FAILED  ] Suite.Test (0 ms)`
+    ("googletest", r"^\S+?(?::\d+|\(\d+\)): Failure$|^\[  FAILED  \] \w", None),
+    # Jest: `● Suite › test`, a blank line, then the assertion's message (`expect(received).toBe(expected) …`)
+    ("Jest", r"^● \S", r"\S"),
 )
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
@@ -75,7 +79,7 @@ _PROCESS_TAG = LazyRegex(
     r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
-_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
+_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?: ?\[\w+\])?(?::\s|:$|$)")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -117,7 +121,9 @@ _WRAPPER = GatedRegex(
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
-    r"(?:\([\w.]+\))?(?:: \S| - \S|\(['\"])"
+    r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?:: \S| - \S|\(['\"])"  # Node's `AssertionError [ERR_ASSERTION]: …`
+    # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
+    r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
@@ -172,7 +178,18 @@ _ERROR_PHRASE = GatedRegex(
     r"|\brpc error: code = \w+ desc = "
 )
 # Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
-_TEST_RUNNER_FAILURE = GatedRegex("|".join(f"(?:{pattern})" for _runner, pattern in TEST_RUNNER_FAILURES))
+_TEST_RUNNER_FAILURE = GatedRegex(
+    "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
+)
+_TEST_RUNNER_MARKERS = tuple(
+    (LazyRegex(pattern), LazyRegex(message) if message else None)
+    for _runner, pattern, message in TEST_RUNNER_FAILURES
+)
+# Go's testing with -v: `=== RUN   TestX/sub` opens a test, its `    x_test.go:9: msg` lines follow, and its
+# `--- FAIL: TestX` comes after them (after other tests' lines too): the failing test's first message is the answer.
+_GO_RUN = LazyRegex(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)")
+_GO_MESSAGE = LazyRegex(r"^[\w.-]+_test\.go:\d+: \S")
+_GO_FAIL = LazyRegex(r"^--- FAIL: (?P<name>\S+)")
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
 _NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
@@ -299,9 +316,13 @@ class LikelyCausePicker:
         self._open: list[_Candidate] = []  # candidates still collecting their following lines
         self._terminate: int | None = None  # line of a C++ "terminate called …" waiting for its what()
         self._captured: list[int] = []  # lines of pytest's `--- Captured stderr call ---` headers
-        self._last: _Candidate | None = (
-            None  # the last line with something on it: where a silent process stopped
+        self._marker: tuple[_Candidate, LazyRegex] | None = (
+            None  # a runner's failure marker, its message below
         )
+        self._go_test = ""  # the Go test that `=== RUN` opened last
+        self._go_messages: dict[str, _Candidate] = {}  # each Go test's first `x_test.go:9: …` line
+        # the last line with something on it: where a silent process stopped
+        self._last: _Candidate | None = None
 
     @property
     def done(self) -> bool:
@@ -360,6 +381,8 @@ class LikelyCausePicker:
             return
         if _NOT_A_CAUSE.search(message):
             return
+        if self._runner_line(number, shown.strip()):
+            return
         if _PYTEST_CAPTURED.match(message):
             self._captured.append(number)
             return
@@ -415,10 +438,10 @@ class LikelyCausePicker:
             )  # `AssertionError:` then its message
         ):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
-        elif (
-            (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
-            or _ERROR_PHRASE.search(message)
-            or _TEST_RUNNER_FAILURE.search(shown.strip())
+        elif _TEST_RUNNER_FAILURE.search(shown.strip()):
+            self._runner_marker(number, shown, message)
+        elif (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message)) or _ERROR_PHRASE.search(
+            message
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif normalized.level is not Level.INFO and (
@@ -429,6 +452,42 @@ class LikelyCausePicker:
         elif _FAILURE_WORDS.search(message) and not _CODE.found(message):
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
             self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
+
+    def _runner_line(self, number: int, text: str) -> bool:
+        """A test runner's line: Go's `=== RUN` and test messages, a marker's message below it. True when handled."""
+        marker = self._marker
+        if marker is not None:
+            self._marker = None
+            if (
+                number - marker[0].line <= EXCERPT_AFTER
+                and marker[1].search(text)
+                and marker[0] in self._fallback
+            ):
+                self._fallback[self._fallback.index(marker[0])] = self._candidate(
+                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                )
+                return True
+        run = _GO_RUN.match(text)
+        if run is not None:
+            self._go_test = run["name"]
+            return True
+        if _GO_MESSAGE.match(text) and self._go_test:
+            if self._go_test not in self._go_messages:
+                self._go_messages[self._go_test] = self._candidate(
+                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                )
+            return True
+        failed = _GO_FAIL.match(text)
+        if failed is not None:  # the failing test's (or its subtests') first message, printed above
+            name = failed["name"]
+            said = [c for test, c in self._go_messages.items() if test == name or test.startswith(name + "/")]
+            first_error = next((c for c in self._fallback if c.reason is LikelyReason.ERROR_LINE), None)
+            if said and (first_error is None or first_error.line > min(c.line for c in said)):
+                if first_error is not None:
+                    self._fallback.remove(first_error)
+                self._fallback.append(min(said, key=lambda c: c.line))
+                return True
+        return False
 
     def _open_traceback(self, number: int, tag: str, previous: _Traceback | None, *, fatal: bool) -> None:
         if previous is not None and previous.raised is not None and previous.fatal:
@@ -559,6 +618,18 @@ class LikelyCausePicker:
         if self._provisional is not None:
             self._fatal = self._fatal or self._provisional.candidate
             self._provisional = None
+
+    def _runner_marker(self, number: int, shown: str, message: str) -> None:
+        """A runner's failure marker: an error line, whose message, when the runner prints one below, replaces it."""
+        self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        added = self._fallback[-1] if self._fallback else None
+        if added is None or added.line != number:
+            return
+        text = shown.strip()
+        for marker, message_below in _TEST_RUNNER_MARKERS:
+            if message_below is not None and marker.search(text):
+                self._marker = (added, message_below)
+                return
 
     def _fallback_candidate(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
