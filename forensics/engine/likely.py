@@ -37,6 +37,10 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
         r"^\[(?:FAIL|Fail|FAILED|Panic!|PANICKED!|TIMEDOUT|INTERRUPTED)\] (?!\[[\d.]+ seconds\])",
         None,
     ),
+    # Bazel: `FAIL: //pkg:target (see /…/test.log)`, before its `//pkg:target   FAILED in 0.1s` summary
+    ("Bazel", r"^FAIL: //\S", None),
+    # CTest: `1/3 Test #2: structure-test ......***Failed    0.47 sec`, before `The following tests FAILED:`
+    ("CTest", r"^\d+/\d+ Test +#\d+: \S+ \.*\*{3}(?:Failed|Exception|Timeout)", None),
     # Go's testing: `--- FAIL: TestAdd (0.00s)` then, without -v, the test's `    add_test.go:9: …` message
     ("Go testing", r"^--- FAIL: \S", r"^[\w.-]+_test\.go:\d+: \S"),
     # googletest: `file.cc:91: Failure` (then `Value of: …`), `[  FAILED  ] Suite.Test (0 ms)`
@@ -114,8 +118,16 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     """,
     regex.VERBOSE,
 )
+# A CI runner's epilogue: the step's exit status, whatever failed in it (GitHub Actions' `Process completed with exit
+# code 1`, GitLab's `Job failed: exit code 1`, Buildkite's `The command exited with status 1`). A wrapper that even
+# a line that only words a failure beats; a status that is a signal (137, 139, 134) is a fatal signal instead.
+_EPILOGUE = GatedRegex(
+    r"\b(?:Process completed with|Job failed:|The command exited with) (?:exit code|status) (?!13[479]\b)-?\d+",
+    regex.IGNORECASE,
+)
 _WRAPPER = GatedRegex(
-    r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
+    r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\("
+    r"|" + _EPILOGUE.pattern,
     regex.IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
@@ -687,6 +699,9 @@ class LikelyCausePicker:
             and _EXCEPTION.fullmatch(_normalize(self._fatal.text).text.strip()) is not None
         ):  # a bare `AssertionError` says less than the error line before it
             self._fatal = first_error
+        failure = next((c for c in self._fallback if c.reason is LikelyReason.FAILURE_LINE), None)
+        if wrapper is not None and failure is not None and _EPILOGUE.search(wrapper.text):
+            wrapper = None  # the runner's epilogue says less than any line that words the failure
         chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
         chosen = chosen or wrapper
         for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
