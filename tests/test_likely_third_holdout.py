@@ -142,8 +142,8 @@ def test_near_misses_of_the_seventh_round() -> None:
     assert _line(["##[error]Process completed with exit code 137."]) == (1, LikelyReason.SIGNAL)
     # a failure logged at INFO yields to a line that reports one at a higher level, and to a wrapper
     assert _line(["INF backend failed to load", "ERROR: disk full"]) == (2, LikelyReason.ERROR_LINE)
-    # a blank or escape-only last line is not the last line printed
-    assert _line(["started", "\x1b[0m", ""]) == (1, LikelyReason.LAST_LINE)
+    # a blank, escape-only, Markdown fence or rule line is not the last line printed
+    assert _line(["started", "\x1b[0m", "```", "-----", ""]) == (1, LikelyReason.LAST_LINE)
 
 
 def test_a_logs_stronger_answer_beats_another_logs_weaker_one() -> None:

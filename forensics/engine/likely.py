@@ -354,7 +354,7 @@ class LikelyCausePicker:
         visible = visible_line(raw)  # a terminal's view: no escapes, a CR-overwritten line in its last state
         shown = kept_text(visible, EVIDENCE_TEXT_LIMIT)  # cut to what reports show only after redaction
         excerpt_line = ExcerptLine(number, kept_text(visible, EXCERPT_TEXT_LIMIT))
-        if self._fatal is None and shown.strip():
+        if self._fatal is None and says_something(shown):
             self._last = _Candidate(number, shown, LikelyReason.LAST_LINE, False, self._recent[:])
         for candidate in self._open:
             candidate.after.append(excerpt_line)
@@ -727,6 +727,11 @@ def _is_message_line(text: str) -> bool:
         and text not in _CHAIN
         and not text.startswith('File "')
     )
+
+
+def says_something(text: str) -> bool:
+    """A line that can be the last one printed: a letter or digit, not a blank, a Markdown fence or a rule line."""
+    return any(character.isalnum() for character in text)
 
 
 def _is_panic_value(text: str) -> bool:
