@@ -191,6 +191,8 @@ class LikelyReason(StrEnum):
     ERROR_LINE = "first error line"
     FAILURE_LINE = "first line that reports a failure"
     WRAPPER = "wrapper error (nothing deeper in the log)"
+    QUIET_FAILURE = "failure logged below error level"
+    LAST_LINE = "last line printed (nothing reports a failure)"
 
 
 @dataclass(frozen=True, slots=True)

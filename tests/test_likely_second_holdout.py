@@ -49,15 +49,16 @@ def _picked(file: str) -> tuple[int, LikelyReason] | None:
             LikelyReason.ASSERTION,
         ),
         ("holdout-r2/unexplained/llama-server-mamba-ggml-assert-seq-id.log", 2, LikelyReason.ASSERTION),
-        # an exception printed without a message (`AssertionError: `): its message is the next line
+        # an exception printed without a message (`AssertionError: `): the exception line, its message below it
+        # (the seventh round: the convention names the exception; a rule, when one fires, names the message)
         (
             "holdout-r2/unexplained/triton-fil-backend-e2e-arrays-not-almost-equal.log",
-            16,
+            15,
             LikelyReason.EXCEPTION,
         ),
         (
             "holdout-r1/cuda-setup/pytorch10-driver-too-old-assertionerror-multiline.log",
-            7,
+            6,
             LikelyReason.EXCEPTION,
         ),
         # a line that ends quoting a command's stderr: the command's own error on the next line
@@ -105,6 +106,9 @@ def test_the_second_retired_holdouts_likely_causes(file: str, line: int, reason:
     assert _picked(file) == (line, reason)
 
 
+_NOTHING_REPORTED = (1, LikelyReason.LAST_LINE)  # a one-line log with no failure in it: only its last line
+
+
 def test_the_last_exception_or_the_first_error_is_not_always_the_answer() -> None:
     # THCudaCheck is printed before the traceback whose RuntimeError restates it: that exception (line 8) wins
     assert _picked("dev-lower/no-gpu/cuda-runtime-error-38-thcudacheck-atvgnet-4.log") == (
@@ -116,13 +120,16 @@ def test_the_last_exception_or_the_first_error_is_not_always_the_answer() -> Non
         11,
         LikelyReason.WRAPPER,
     )
-    # `AssertionError: ` then numpy's heading `Items are not equal:`: the detail under the heading (line 10)
+    # `AssertionError: ` then numpy's heading `Items are not equal:` and its detail: the exception line (line 8)
     assert _picked("holdout-r1/unexplained/mxnet-jenkins-flaky-random-gray-tolerance.log") == (
-        10,
+        8,
         LikelyReason.EXCEPTION_LINE,
     )
     # `kubectl describe`'s `Command:` field is no exception class: nothing in that excerpt is a failure line
-    assert _picked("holdout-r2/container-image/kuberay-vllm-head-describe-imagepullbackoff.log") is None
+    assert _picked("holdout-r2/container-image/kuberay-vllm-head-describe-imagepullbackoff.log") == (
+        17,
+        LikelyReason.LAST_LINE,
+    )
 
 
 def test_torchruns_wrapper_is_the_answer_when_the_ranks_errors_are_missing(rule_pack: RuleSet) -> None:
@@ -171,9 +178,9 @@ def test_near_misses_of_the_sixth_round() -> None:
     quoted = "hook failed: exit status 1, stderr: error: cannot load libcuda.so.1"
     assert _line([quoted, "retrying without GPUs failed"]) == (1, LikelyReason.FAILURE_LINE)
     # a lower-case `segfault` in a name is not the handler's banner
-    assert _line(["PASSED tests/test_no_segfault.py::test_ok"]) is None
+    assert _line(["PASSED tests/test_no_segfault.py::test_ok"]) == _NOTHING_REPORTED
     # a source `assert` quoted by pytest is not a failed native assertion; glibc's message is
-    assert _line([">       assert found"]) is None
+    assert _line([">       assert found"]) == _NOTHING_REPORTED
     assert _line(["main: main.c:12: main: Assertion `n > 0' failed.", "Aborted (core dumped)"]) == (
         1,
         LikelyReason.ASSERTION,
@@ -182,10 +189,10 @@ def test_near_misses_of_the_sixth_round() -> None:
     header = "_____ ERROR at setup of test_x[a] _____"
     assert _line([header, "E       fixture 'server' not found"]) == (2, LikelyReason.ERROR_LINE)
     # a crash location restating nothing is an exception line; an ordinary `path:line: in f` frame is not
-    assert _line(["tests/test_x.py:12: in test_x"]) is None
+    assert _line(["tests/test_x.py:12: in test_x"]) == _NOTHING_REPORTED
     # an exception with no message and nothing after it stays the answer
     assert _line(["AssertionError: ", "", "===="]) == (1, LikelyReason.EXCEPTION_LINE)
     # IPython's numbered source is code; a count of results is not IPython source and reports no failure
-    assert _line(['--> 594         raise ConnectionError("Couldn\'t reach x")']) is None
+    assert _line(['--> 594         raise ConnectionError("Couldn\'t reach x")']) == _NOTHING_REPORTED
     # a process that exited with code 0 reported no failure
-    assert _line(["[process exited with code 0 (0x00000000)]"]) is None
+    assert _line(["[process exited with code 0 (0x00000000)]"]) == _NOTHING_REPORTED

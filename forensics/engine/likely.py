@@ -26,6 +26,28 @@ from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, ke
 from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
 
+# How test runners report a failed test, kept as data so that a new runner is one entry: the runner, the marker
+# line (matched on the line as shown, stripped), and where the failure's message follows the marker within
+# EXCERPT_AFTER lines, a pattern for that message line, which is then the answer. Each is an error line: the runner
+# says in so many words that a test failed. End-of-run totals (`FAIL! -- 17 Passed | 2 Failed`) come later.
+TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
+    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`
+    (
+        "Ginkgo",
+        r"^\[(?:FAIL|Fail|FAILED|Panic!|PANICKED!|TIMEDOUT|INTERRUPTED)\] (?!\[[\d.]+ seconds\])",
+        None,
+    ),
+    # Bazel: `FAIL: //pkg:target (see /…/test.log)`, before its `//pkg:target   FAILED in 0.1s` summary
+    ("Bazel", r"^FAIL: //\S", None),
+    # CTest: `1/3 Test #2: structure-test ......***Failed    0.47 sec`, before `The following tests FAILED:`
+    ("CTest", r"^\d+/\d+ Test +#\d+: \S+ \.*\*{3}(?:Failed|Exception|Timeout)", None),
+    # Go's testing: `--- FAIL: TestAdd (0.00s)` then, without -v, the test's `    add_test.go:9: …` message
+    ("Go testing", r"^--- FAIL: \S", r"^[\w.-]+_test\.go:\d+: \S"),
+    # googletest: `file.cc:91: Failure` (then `Value of: …`), `[  FAILED  ] Suite.Test (0 ms)`
+    ("googletest", r"^\S+?(?::\d+|\(\d+\)): Failure$|^\[  FAILED  \] \w", None),
+    # Jest: `● Suite › test`, a blank line, then the assertion's message (`expect(received).toBe(expected) …`)
+    ("Jest", r"^● \S", r"\S"),
+)
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
 TRACEBACK_SPAN = 400  # lines a traceback may take before it is given up as cut
@@ -42,6 +64,9 @@ FATAL_REASONS = frozenset(
         LikelyReason.SIGNAL,
     }
 )
+# The answers that only stand when nothing better is found, weakest last: when a test has several logs, a log's
+# stronger answer beats another's weaker one (engine/../report/session.py).
+FALLBACK_RANK = {LikelyReason.WRAPPER: 1, LikelyReason.QUIET_FAILURE: 2, LikelyReason.LAST_LINE: 3}
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,17 +83,23 @@ _PROCESS_TAG = LazyRegex(
     r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
-_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?:\[\w+\])?(?::\s|:$|$)")
+_EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?: ?\[\w+\])?(?::\s|:$|$)")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
 )
 _FRAME_NOISE = LazyRegex(r"^(?:File \"|\^+$|~+|\.\.\.|\[Previous line repeated|[-~^ ]+$)")
 # A Rust panic; pasted without its `thread '…'` prefix it still starts `panicked at 'msg', file.rs:L:C` (Rust < 1.73)
-# or `panicked at file.rs:L:C:` (>= 1.73).
+# or `panicked at file.rs:L:C:` (>= 1.73). A Go panic (`panic: …`) or runtime throw, and a panic gin's Recovery
+# middleware caught (`[Recovery] 2023/11/08 - 22:20:36 panic recovered:`, its value on the next line).
 _PANIC = GatedRegex(
     r"thread '[^']*' (?:\(\d+\) )?panicked at|^panic: |^panicked at (?:'|[\w./\\-]+\.rs:\d+:\d+)"
+    r"|^fatal error: |\bpanic recovered:$"  # Go's runtime throw (`fatal error: concurrent map writes`); gin's Recovery
 )
+# A panic whose value is printed on the lines below its header (gin's `[Recovery] … panic recovered:`): the value is
+# the answer, not the header; a request dump (`GET /x HTTP/1.1`, `Host: …`) may come first in gin's debug mode.
+_PANIC_HEADER_ONLY = LazyRegex(r"panic recovered:$|^panic:\s*$")
+_REQUEST_DUMP = LazyRegex(r"^(?:[A-Z]+ /\S* HTTP/\d|[\w-]+: )")
 _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
 # A C/C++ assertion that failed: the process aborts on its own (glibc's `file.c:10: f: Assertion `x' failed.`,
 # llama.cpp's `GGML_ASSERT(x) failed`); the `Aborted` / `zsh: abort` that follows is its consequence.
@@ -82,18 +113,29 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
+    | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
     | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
     regex.VERBOSE,
 )
+# A CI runner's epilogue: the step's exit status, whatever failed in it (GitHub Actions' `Process completed with exit
+# code 1`, GitLab's `Job failed: exit code 1`, Buildkite's `The command exited with status 1`). A wrapper that even
+# a line that only words a failure beats; a status that is a signal (137, 139, 134) is a fatal signal instead.
+_EPILOGUE = GatedRegex(
+    r"\b(?:Process completed with|Job failed:|The command exited with) (?:exit code|status) (?!13[479]\b)-?\d+",
+    regex.IGNORECASE,
+)
 _WRAPPER = GatedRegex(
-    r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\(",
+    r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\("
+    r"|" + _EPILOGUE.pattern,
     regex.IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
-    r"(?:\([\w.]+\))?(?:: \S| - \S|\(['\"])"
+    r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?:: \S| - \S|\(['\"])"  # Node's `AssertionError [ERR_ASSERTION]: …`
+    # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
+    r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
@@ -125,6 +167,10 @@ _OOM_KILLER = GatedRegex(
 )
 _EXCEPTION_WITH_MESSAGE = GatedRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
+SUMMARY_WINDOW = (
+    3  # lines below an exception named outside a traceback in which the traceback it sums up may open
+)
+PANIC_VALUE_WINDOW = 8  # lines below a panic header (`panic recovered:`) in which its value may be printed
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
 _FATAL_PHRASE = GatedRegex(
     r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
@@ -133,7 +179,29 @@ _FATAL_PHRASE = GatedRegex(
 # PyTorch < 1.0's CUDA check (`THCudaCheck FAIL file=… error=46 : all CUDA-capable devices are busy`), printed
 # before the traceback whose `RuntimeError: cuda runtime error (46)` restates it: an error line, which that
 # exception beats, and the answer when the excerpt lost it.
-_ERROR_PHRASE = GatedRegex(r"\bTHCudaCheck FAIL\b")
+_ERROR_PHRASE = GatedRegex(
+    r"\bTHCudaCheck FAIL\b"
+    # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
+    # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
+    r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
+    # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
+    r"|^\S.{0,300}?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?): (?:fatal )?error(?: [A-Z]+\d+)?: "
+    # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level
+    r"|\brpc error: code = \w+ desc = "
+)
+# Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
+_TEST_RUNNER_FAILURE = GatedRegex(
+    "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
+)
+_TEST_RUNNER_MARKERS = tuple(
+    (LazyRegex(pattern), LazyRegex(message) if message else None)
+    for _runner, pattern, message in TEST_RUNNER_FAILURES
+)
+# Go's testing with -v: `=== RUN   TestX/sub` opens a test, its `    x_test.go:9: msg` lines follow, and its
+# `--- FAIL: TestX` comes after them (after other tests' lines too): the failing test's first message is the answer.
+_GO_RUN = LazyRegex(r"^=== (?:RUN|CONT)\s+(?P<name>\S+)")
+_GO_MESSAGE = LazyRegex(r"^[\w.-]+_test\.go:\d+: \S")
+_GO_FAIL = LazyRegex(r"^--- FAIL: (?P<name>\S+)")
 # Lines that accompany an error without being it: CUDA's boilerplate, announcements of a traceback.
 _NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
@@ -178,13 +246,16 @@ _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
+# logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
+_LOGFMT_LEVEL = GatedRegex(r'^(?:(?:time|ts|t)=(?:"[^"]*"|\S+)\s+)?(?:level|lvl)="?(?P<level>[A-Za-z]+)\b')
 # Source code quoted by a traceback or pytest (`self.timeout,`, `> raise X(`): never a failure report.
 _CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|assert |self\.)|\s=\s")
 # The last resort: a line without a level that still reports a failure in words.
 _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
-    r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*)\b",
+    r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    r"|not running|no route to host|unreachable|connection reset|broken pipe)\b",
     regex.IGNORECASE,
 )
 _ERROR_LIKE = GatedRegex(
@@ -235,6 +306,13 @@ class _Provisional:
     accepts: Callable[[str], bool]
     chained: bool = False  # a chain marker followed it: the next exception was raised from it
     reason: LikelyReason = LikelyReason.EXCEPTION  # what a line it accepts is
+    name: str = ""  # the exception's class name
+    summarizes: bool = (
+        False  # a traceback opened right below it: that traceback's exception of this class is it
+    )
+    every_line: bool = (
+        False  # it wants each line that follows, keywords or not (a panic's value below its header)
+    )
 
 
 class LikelyCausePicker:
@@ -250,6 +328,13 @@ class LikelyCausePicker:
         self._open: list[_Candidate] = []  # candidates still collecting their following lines
         self._terminate: int | None = None  # line of a C++ "terminate called …" waiting for its what()
         self._captured: list[int] = []  # lines of pytest's `--- Captured stderr call ---` headers
+        self._marker: tuple[_Candidate, LazyRegex] | None = (
+            None  # a runner's failure marker, its message below
+        )
+        self._go_test = ""  # the Go test that `=== RUN` opened last
+        self._go_messages: dict[str, _Candidate] = {}  # each Go test's first `x_test.go:9: …` line
+        # the last line with something on it: where a silent process stopped
+        self._last: _Candidate | None = None
 
     @property
     def done(self) -> bool:
@@ -259,7 +344,7 @@ class LikelyCausePicker:
     @property
     def collecting(self) -> bool:
         """A chosen line still wants the lines right after it for its excerpt."""
-        return bool(self._open)
+        return bool(self._open) or (self._provisional is not None and self._provisional.every_line)
 
     def feed(self, number: int, raw: str, *, before: list[ExcerptLine] | None = None) -> None:
         """One log line (its 1-based number and raw text). `before`: the lines just above it, when the
@@ -269,6 +354,8 @@ class LikelyCausePicker:
         visible = visible_line(raw)  # a terminal's view: no escapes, a CR-overwritten line in its last state
         shown = kept_text(visible, EVIDENCE_TEXT_LIMIT)  # cut to what reports show only after redaction
         excerpt_line = ExcerptLine(number, kept_text(visible, EXCERPT_TEXT_LIMIT))
+        if self._fatal is None and says_something(shown):
+            self._last = _Candidate(number, shown, LikelyReason.LAST_LINE, False, self._recent[:])
         for candidate in self._open:
             candidate.after.append(excerpt_line)
         self._open = [c for c in self._open if len(c.after) < EXCERPT_AFTER]
@@ -278,6 +365,16 @@ class LikelyCausePicker:
             self._consider(number, raw, shown)
         self._recent.append(excerpt_line)
         del self._recent[:-EXCERPT_BEFORE]
+
+    def last_line(self, number: int, raw: str, *, before: list[ExcerptLine]) -> None:
+        """The last line with something on it so far (`before`: the lines above it): the answer when nothing in
+        the log reports a failure, since a process that died silently stopped there (a reader that feeds only the
+        lines that can matter tells the picker the log's last line at its end)."""
+        if self._last is None or number > self._last.line:
+            shown = kept_text(visible_line(raw), EVIDENCE_TEXT_LIMIT)
+            self._last = _Candidate(
+                number, shown, LikelyReason.LAST_LINE, False, list(before[-EXCERPT_BEFORE:])
+            )
 
     def _consider(self, number: int, raw: str, shown: str) -> None:
         normalized = _normalize(raw)
@@ -296,6 +393,8 @@ class LikelyCausePicker:
             return
         if _NOT_A_CAUSE.search(message):
             return
+        if self._runner_line(number, shown.strip()):
+            return
         if _PYTEST_CAPTURED.match(message):
             self._captured.append(number)
             return
@@ -304,14 +403,7 @@ class LikelyCausePicker:
         tag = _process_tag(raw)
         traceback = self._tracebacks.get(tag)
         if "Traceback (most recent call last)" in message:
-            if traceback is not None and traceback.raised is not None and traceback.fatal:
-                self._settle_raised(traceback)  # the earlier traceback's exception line was cut off
-                if self._fatal is not None:
-                    return
-            self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
-            for candidate in self._fallback:
-                if candidate.line == number - 1 and _process_tag(candidate.text) == tag:
-                    candidate.announces = True
+            self._open_traceback(number, tag, traceback, fatal=not quiet)
             return
         if message in _CHAIN:
             if self._provisional is not None:
@@ -350,11 +442,16 @@ class LikelyCausePicker:
             _EXCEPTION_ANYWHERE.search(message)
             or _FATAL_PHRASE.search(message)
             or (_PYTEST_LOCATION.match(message) and not self._restates(message))
+            or _PYTEST_RECAP.match(
+                message
+            )  # `FAILED t.py::test_x - assert 0 == 4`: the test's failure, any message
             or (
                 message.endswith(":") and _names_an_exception_class(message)
             )  # `AssertionError:` then its message
         ):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
+        elif _TEST_RUNNER_FAILURE.search(shown.strip()):
+            self._runner_marker(number, shown, message)
         elif (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message)) or _ERROR_PHRASE.search(
             message
         ):
@@ -364,6 +461,64 @@ class LikelyCausePicker:
             or _PYTEST_ERROR_HEADER.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
+        elif _FAILURE_WORDS.search(message) and not _CODE.found(message):
+            # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
+            self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
+
+    def _runner_line(self, number: int, text: str) -> bool:
+        """A test runner's line: Go's `=== RUN` and test messages, a marker's message below it. True when handled."""
+        marker = self._marker
+        if marker is not None:
+            self._marker = None
+            if (
+                number - marker[0].line <= EXCERPT_AFTER
+                and marker[1].search(text)
+                and marker[0] in self._fallback
+            ):
+                self._fallback[self._fallback.index(marker[0])] = self._candidate(
+                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                )
+                return True
+        run = _GO_RUN.match(text)
+        if run is not None:
+            self._go_test = run["name"]
+            return True
+        if _GO_MESSAGE.match(text) and self._go_test:
+            if self._go_test not in self._go_messages:
+                self._go_messages[self._go_test] = self._candidate(
+                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                )
+            return True
+        failed = _GO_FAIL.match(text)
+        if failed is not None:  # the failing test's (or its subtests') first message, printed above
+            name = failed["name"]
+            said = [c for test, c in self._go_messages.items() if test == name or test.startswith(name + "/")]
+            first_error = next((c for c in self._fallback if c.reason is LikelyReason.ERROR_LINE), None)
+            if said and (first_error is None or first_error.line > min(c.line for c in said)):
+                if first_error is not None:
+                    self._fallback.remove(first_error)
+                self._fallback.append(min(said, key=lambda c: c.line))
+                return True
+        return False
+
+    def _open_traceback(self, number: int, tag: str, previous: _Traceback | None, *, fatal: bool) -> None:
+        if previous is not None and previous.raised is not None and previous.fatal:
+            self._settle_raised(previous)  # the earlier traceback's exception line was cut off
+            if self._fatal is not None:
+                return
+        self._tracebacks[tag] = _Traceback(number, fatal=fatal)
+        summary = self._provisional
+        if (
+            summary is not None
+            and summary.candidate.reason is LikelyReason.EXCEPTION_LINE
+            and summary.name
+            and number - summary.candidate.line <= SUMMARY_WINDOW
+        ):  # ducktape's report: `KeyError('samples')`, then the traceback that ends in it
+            summary.summarizes = True
+            summary.until = max(summary.until, number + TRACEBACK_SPAN)
+        for candidate in self._fallback:
+            if candidate.line == number - 1 and _process_tag(candidate.text) == tag:
+                candidate.announces = True
 
     def _restates(self, location: str) -> bool:
         """pytest's crash location restates an exception its `E   …` lines named above (a wrapper kept aside)."""
@@ -378,7 +533,16 @@ class LikelyCausePicker:
         elif _CPP_WHAT.match(message) and self._terminate is not None and number - self._terminate <= 3:
             self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
         elif _PANIC.search(message):
-            self._event(number, shown, message, LikelyReason.PANIC)
+            if _PANIC_HEADER_ONLY.search(message) and self._provisional is None:
+                self._provisional = _Provisional(
+                    self._candidate(number, shown, LikelyReason.PANIC, wrapper=False),
+                    number + PANIC_VALUE_WINDOW,
+                    _is_panic_value,
+                    reason=LikelyReason.PANIC,
+                    every_line=True,
+                )
+            else:
+                self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
             self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
         elif _NATIVE_ASSERT.search(message):
@@ -393,6 +557,11 @@ class LikelyCausePicker:
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
+            if self._provisional.summarizes and _exception_name(message) == self._provisional.name:
+                # the traceback below a summary line (ducktape's `KeyError('samples')`) ends in the same exception
+                self._provisional = None
+                self._fatal = self._candidate(number, shown, reason, wrapper=False)
+                return
             if not self._provisional.chained:
                 self._settle()
                 return
@@ -409,8 +578,9 @@ class LikelyCausePicker:
                 candidate, number + RECAP_WINDOW, lambda text: text.strip() == shown_in_full, reason=reason
             )
         elif message.endswith(":") and _EXCEPTION.fullmatch(message) is not None:
-            # no message on its line: the next line is it (numpy's `AssertionError: ` then `Arrays are not …`)
-            self._provisional = _Provisional(candidate, number + 3, _is_message_line, reason=reason)
+            # no message on its line (numpy's `AssertionError: ` then `Arrays are not …`): the exception line is the
+            # answer, its message is the excerpt below it; the convention names the exception, not its detail
+            self._fatal = candidate
         elif message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
             # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
             self._provisional = _Provisional(
@@ -422,8 +592,15 @@ class LikelyCausePicker:
             )
         elif _exception_name(message) in _GENERIC_EXCEPTIONS:
             self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
+        elif reason is LikelyReason.EXCEPTION_LINE and _exception_name(message):
+            # named outside a traceback: a summary, when a traceback opens right below it, of that traceback's end
+            self._provisional = _Provisional(
+                candidate, number + SUMMARY_WINDOW, lambda _text: False, reason=reason
+            )
         else:
             self._fatal = candidate
+        if self._provisional is not None and self._provisional.candidate is candidate:
+            self._provisional.name = _exception_name(message)
 
     def _event(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         if self._wrapper(message):
@@ -453,6 +630,18 @@ class LikelyCausePicker:
         if self._provisional is not None:
             self._fatal = self._fatal or self._provisional.candidate
             self._provisional = None
+
+    def _runner_marker(self, number: int, shown: str, message: str) -> None:
+        """A runner's failure marker: an error line, whose message, when the runner prints one below, replaces it."""
+        self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        added = self._fallback[-1] if self._fallback else None
+        if added is None or added.line != number:
+            return
+        text = shown.strip()
+        for marker, message_below in _TEST_RUNNER_MARKERS:
+            if message_below is not None and marker.search(text):
+                self._marker = (added, message_below)
+                return
 
     def _fallback_candidate(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
@@ -510,9 +699,14 @@ class LikelyCausePicker:
             and _EXCEPTION.fullmatch(_normalize(self._fatal.text).text.strip()) is not None
         ):  # a bare `AssertionError` says less than the error line before it
             self._fatal = first_error
+        failure = next((c for c in self._fallback if c.reason is LikelyReason.FAILURE_LINE), None)
+        if wrapper is not None and failure is not None and _EPILOGUE.search(wrapper.text):
+            wrapper = None  # the runner's epilogue says less than any line that words the failure
         chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
         chosen = chosen or wrapper
-        chosen = chosen or next(iter(self._fallback), None)
+        for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
+            chosen = chosen or next((c for c in self._fallback if c.reason is kind), None)
+        chosen = chosen or self._last
         if chosen is None:
             return None
         excerpt = (
@@ -533,6 +727,16 @@ def _is_message_line(text: str) -> bool:
         and text not in _CHAIN
         and not text.startswith('File "')
     )
+
+
+def says_something(text: str) -> bool:
+    """A line that can be the last one printed: a letter or digit, not a blank, a Markdown fence or a rule line."""
+    return any(character.isalnum() for character in text)
+
+
+def _is_panic_value(text: str) -> bool:
+    """The value a panic header announced (`runtime error: invalid memory address …`), not gin's request dump."""
+    return _is_message_line(text) and _REQUEST_DUMP.match(text) is None
 
 
 def _names_an_exception_class(message: str) -> bool:
@@ -577,6 +781,8 @@ _MORE_PREFIXES = LazyRegex(
     r"|\d\d:\d\d:\d\d(?:\.\d+)?\s+(?=\S)"  # a time of day only (`08:12:40  ##[error]…`, a job log quoted by hand)
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
+    r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
+    r"|-\s+[\w.]+\s+-\s+(?P<dashed>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+"  # logging's `… - name - LEVEL - msg`
 )
 _LEVELS = {
     "ERROR": Level.ERROR,
@@ -591,6 +797,17 @@ _LEVELS = {
     "INFO": Level.INFO,
     "I": Level.INFO,
     "DEBUG": Level.INFO,
+    "EROR": Level.ERROR,  # log15's four-letter levels
+    "CRIT": Level.ERROR,
+    "DBUG": Level.INFO,
+    "TRACE": Level.INFO,
+    "ERR": Level.ERROR,  # zerolog's console levels
+    "FTL": Level.ERROR,
+    "PNC": Level.ERROR,
+    "WRN": Level.WARNING,
+    "INF": Level.INFO,
+    "DBG": Level.INFO,
+    "TRC": Level.INFO,
 }
 
 
@@ -601,7 +818,7 @@ def _normalize(raw: str) -> NormalizedLine:
         normalized = NormalizedLine(normalized.text, Level.ERROR)
     elif normalized.level is Level.PLAIN and _RAW_WARNING_HINT.search(raw[:160]):
         normalized = NormalizedLine(normalized.text, Level.WARNING)
-    json_level = _JSON_LEVEL.match(normalized.text)
+    json_level = _JSON_LEVEL.match(normalized.text) or _LOGFMT_LEVEL.match(normalized.text)
     if json_level is not None:
         normalized = NormalizedLine(normalized.text, _LEVELS.get(json_level["level"].upper(), Level.PLAIN))
     for _ in range(4):
@@ -616,6 +833,8 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["glog_short"]
             or match["ray"]
             or match["ray_cpp"]
+            or match["zerolog"]
+            or match["dashed"]
         )
         shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
         level = shown if inner.level is Level.PLAIN else Level(min(inner.level, shown))

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from forensics.engine.likely import EXCERPT_BEFORE, LikelyCausePicker, LikelyLine
+from forensics.engine.likely import EXCERPT_BEFORE, LikelyCausePicker, LikelyLine, says_something
 from forensics.engine.normalize import visible_line
-from forensics.engine.scanner import EXCERPT_TEXT_LIMIT, kept_text
+from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.model import ExcerptLine
 
 # Every line the picker can act on holds one of these (a superset: matched without case); a line without
@@ -22,9 +22,12 @@ _CANDIDATE_KEYWORDS = (
     rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
+    rb"|not running|no route to host|unreachable|connection reset|broken pipe"
+    rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*\xe2\x97\x8f "
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
 )
 _candidates: Any = None
+LAST_LINE_SEARCH = 256  # lines a block's tail is searched back for the last line that says something
 
 
 def _candidate_pattern() -> Any:
@@ -56,6 +59,7 @@ def pick_likely_cause_in_blocks(
     number = 1  # the number of the first line of the data not fed yet
     pending = b""
     above = b""  # the last lines of the data already fed: the excerpt of a line that starts a block
+    last: tuple[int, str, list[ExcerptLine]] | None = None  # the last line with something on it so far
     for block in blocks:
         data = pending + block if pending else block
         cut = data.rfind(b"\n")
@@ -63,13 +67,38 @@ def pick_likely_cause_in_blocks(
             pending = data if len(data) <= max_line else data[:max_line]  # one giant line: keep its head
             continue
         number = _feed_block(picker, data[: cut + 1], number, pattern, max_line, above)
+        last = _last_shown_line(data[: cut + 1], number, above, max_line) or last
         above = _last_lines(above + data[: cut + 1])
         pending = data[cut + 1 :]
         if picker.done:
             return picker.result()
     if pending:
-        _feed_block(picker, pending + b"\n", number, pattern, max_line, above)
+        number = _feed_block(picker, pending + b"\n", number, pattern, max_line, above)
+        last = _last_shown_line(pending + b"\n", number, above, max_line) or last
+    if last is not None and not picker.done:
+        picker.last_line(last[0], last[1], before=last[2])
     return picker.result()
+
+
+def _last_shown_line(
+    block: bytes, after: int, above: bytes, max_line: int
+) -> tuple[int, str, list[ExcerptLine]] | None:
+    """The last line of a block of whole lines (the last numbered `after - 1`) that says something, with the lines
+    above it: only the block's tail is searched and counted, and no further back than LAST_LINE_SEARCH lines (a block
+    that ends in more lines of only punctuation than that leaves the answer to the blocks before it)."""
+    end = len(block)
+    for _ in range(LAST_LINE_SEARCH):
+        while end > 0 and block[end - 1] in b" \t\r\n\x0b\x0c":
+            end -= 1
+        if end == 0:
+            return None
+        start = block.rfind(b"\n", 0, end) + 1
+        raw = block[start : min(end, start + max_line)].decode("utf-8", "replace")
+        if says_something(kept_text(visible_line(raw), EVIDENCE_TEXT_LIMIT)):
+            number = after - block.count(b"\n", start)
+            return number, raw, _lines_before(_head_before(above, block, start), number)
+        end = start
+    return None
 
 
 def _last_lines(data: bytes) -> bytes:

@@ -20,7 +20,7 @@ from forensics.engine.verdict_inputs import ScannedLog
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MESSAGE_RANK, read_allure
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
-from forensics.model import LikelyCause, LikelyReason, LogRef, Problem, RuleKind, Status, TestCase, Verdict
+from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
 from forensics.report.redact import Redactor
 
 if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained, the pool when forking pays
@@ -199,7 +199,7 @@ class InputSession:
     def _with_likely_cause(self, verdict: Verdict) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
-        from forensics.engine.likely import FATAL_REASONS
+        from forensics.engine.likely import FALLBACK_RANK, FATAL_REASONS
 
         chosen: tuple[LogRef, LikelyLine] | None = None
         for ref in sorted(_all_logs(verdict.test), key=lambda ref: ref.rank):
@@ -209,9 +209,8 @@ class InputSession:
             if picked.reason in FATAL_REASONS:
                 chosen = (ref, picked)
                 break
-            if chosen is None or (
-                chosen[1].reason is LikelyReason.WRAPPER and picked.reason is not LikelyReason.WRAPPER
-            ):
+            if chosen is None or FALLBACK_RANK.get(picked.reason, 0) < FALLBACK_RANK.get(chosen[1].reason, 0):
+                # a log's error line beats another's wrapper, a wrapper beats a quiet failure or a last line
                 chosen = (ref, picked)
         if chosen is None:
             return verdict
