@@ -23,9 +23,9 @@ ONE_LINE = (
 )
 # What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
 # the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker (the
-# failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 (a few lines
-# are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is found without it on
-# Linux) and what those two pull in (tempfile, shutil, bz2, lzma).
+# failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
+# Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder
+# is found without it on Linux) and what those two pull in (tempfile, shutil, bz2, lzma).
 NEVER = (
     "zipfile",
     "tempfile",
@@ -33,6 +33,7 @@ NEVER = (
     "bz2",
     "lzma",
     "re2",
+    "hyperscan",
     *(["platformdirs"] if sys.platform == "linux" else []),
     "requests",
     "urllib3",
