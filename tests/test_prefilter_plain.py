@@ -182,13 +182,28 @@ def test_either_way_a_scan_finds_what_matching_every_line_finds(tmp_path: Path, 
     assert compiled.prefilter.pattern.compiled is (plain_bytes == 0)
 
 
-def test_hyperscan_searches_once_the_automata_are_compiled_unless_told_not_to() -> None:
+def test_past_the_plain_way_re2_searches_a_medium_input_and_hyperscan_a_big_one() -> None:
+    sensitive, insensitive = {b"Worker killed"}, {b"socket timeout"}
+    search = LiteralSearch(sensitive, insensitive, plain_bytes=100, hyperscan_bytes=1000)
+    kept = LiteralSearch(sensitive, insensitive, plain_bytes=100, hyperscan=False, hyperscan_bytes=0)
+    assert search.engine == kept.engine == "plain"
+    first = b"x\n" * 300 + b"Worker killed\n"  # past the plain way's 100 bytes; 614 of RE2's 1000
+    second = b"SOCKET TIMEOUT\n" + b"y\n" * 300  # 615 more: past them
+    assert search.find(first, 0, len(first)) == kept.find(first, 0, len(first)) == 600
+    assert (search.engine, kept.engine) == ("re2", "re2")
+    assert (
+        search.find(first, 601, len(first)) == -1 and search.engine == "re2"
+    )  # the same block: counted once
+    assert search.find(second, 0, len(second)) == kept.find(second, 0, len(second)) == 0
+    assert (search.engine, kept.engine) == ("hyperscan", "re2")
+    assert search.find(second, 15, len(second)) == kept.find(second, 15, len(second)) == -1
+
+
+def test_before_forking_the_fastest_search_is_compiled_at_once() -> None:
     literal_sets: list[Literals | None] = [required_literals("Worker killed", ignore_case=False)]
     search = Prefilter.build(literal_sets).pattern
     kept = Prefilter.build(literal_sets, hyperscan=False).pattern
     assert search is not None and kept is not None
-    assert search.engine == kept.engine == "plain"
-    block = b"x\n" * 10_000 + b"Worker killed\n"  # past the plain way's budget
-    assert search.find(block, 0, len(block)) == kept.find(block, 0, len(block)) == 20_000
+    search.finder()
+    kept.finder()
     assert (search.engine, kept.engine) == ("hyperscan", "re2")
-    assert search.find(block, 20_001, len(block)) == kept.find(block, 20_001, len(block)) == -1
