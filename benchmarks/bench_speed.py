@@ -22,6 +22,7 @@ adds that artifact.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import math
 import os
@@ -486,12 +487,21 @@ def tool_versions(bench: Bench) -> str:
             return "?"
         return text.strip().splitlines()[0] if text.strip() else "?"
 
-    parts = [f"Python {platform.python_version()}", f"ci-forensics {__version__}"]
+    parts = [f"Python {platform.python_version()}", f"ci-forensics {__version__}", prefilter_engine()]
     if bench.rg:
         parts.append(first_line([bench.rg, "--version"]))
     if bench.unzip:
         parts.append(first_line([bench.unzip, "-v"]).split(" of ")[0])
     return ", ".join(parts)
+
+
+def prefilter_engine() -> str:
+    """Which search the scanner's pre-filter uses past its first 16 KiB (engine/prefilter.py): Hyperscan where
+    it is installed (an x86-64 or macOS arm64 wheel), RE2 otherwise."""
+    try:
+        return f"pre-filter: hyperscan {importlib.metadata.version('hyperscan')}"
+    except importlib.metadata.PackageNotFoundError:
+        return "pre-filter: RE2 (hyperscan not installed)"
 
 
 def machine() -> str:
@@ -940,6 +950,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     analyze_command, unzip, rg, missing = find_tools()
     for message in missing:
         print(f"NOTE: {message}", flush=True)
+    print(prefilter_engine(), flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-speed-", dir=options.work_dir) as temporary:
         work = Path(temporary)

@@ -596,7 +596,9 @@ def _locked(*names: str) -> list[str]:
     for name in names:
         for line in (ROOT / "requirements" / name).read_text().splitlines():
             if "==" in line and not line.startswith("#"):
-                pins.append(line.removesuffix(" \\"))
+                pins.append(
+                    line.removesuffix(" \\").split(" ; ")[0]
+                )  # a pin's environment marker: not listed
     return pins
 
 

@@ -6,6 +6,7 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 import re2  # type: ignore[import-untyped]
 
 from forensics.engine.prefilter import first_match_finder
@@ -246,13 +247,19 @@ def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) ->
     assert first.captures == (("n", "42"),)
 
 
-def test_the_prefilter_finds_exactly_what_matching_every_line_finds(tmp_path: Path, reference: Path) -> None:
-    """The fast path (literal pre-filter) against the plain path (every line through every pattern): with RE2's
-    automata from the start, and with the literals looked up one by one throughout (a small input's way)."""
+@pytest.mark.parametrize("hyperscan", [True, False], ids=["hyperscan", "re2"])
+def test_the_prefilter_finds_exactly_what_matching_every_line_finds(
+    tmp_path: Path, reference: Path, hyperscan: bool
+) -> None:
+    """The fast path (literal pre-filter) against the plain path (every line through every pattern): with the
+    automata from the start (Hyperscan's search, or RE2's where it is not installed), and with the literals
+    looked up one by one throughout (a small input's way)."""
     from forensics.rules.loader import load_rules
 
-    compiled = CompiledRules(load_rules())
+    compiled = CompiledRules(load_rules(), hyperscan=hyperscan)
     compiled.compile_automata()
+    assert compiled.prefilter.pattern is not None
+    assert compiled.prefilter.pattern.engine == ("hyperscan" if hyperscan else "re2")
     literal_by_literal = CompiledRules(load_rules(), plain_bytes=1 << 40, plain_lines=1 << 40)
     plain = CompiledRules(load_rules(), use_literals=False)
     logs = list((reference / "allure-results-pytest").glob("*-attachment.txt"))

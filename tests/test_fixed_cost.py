@@ -23,11 +23,11 @@ ONE_LINE = (
 )
 # What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
 # the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker (the
-# failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 (a few lines
-# are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is found without it on
-# Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line log and the
-# redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache is found by
-# the rule files' stat, rules/cache.py).
+# failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
+# Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is
+# found without it on Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line
+# log and the redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache
+# is found by the rule files' stat, rules/cache.py).
 NEVER = (
     "hashlib",
     "_hashlib",
@@ -37,6 +37,7 @@ NEVER = (
     "bz2",
     "lzma",
     "re2",
+    "hyperscan",
     *(["platformdirs"] if sys.platform == "linux" else []),
     "requests",
     "urllib3",

@@ -1,16 +1,17 @@
-"""The pre-filter's plain way (literals looked up with `in`, used until enough has been searched to pay for RE2's
-automata) finds exactly what the automata find: the same candidate lines and the same probes, line by line, on
-every real log of the training corpus, and the same hits."""
+"""The pre-filter's plain way (literals looked up with `in`, used until enough has been searched to pay for the
+automata) finds exactly what the automata find, and Hyperscan's search exactly what RE2's finds: the same
+candidate lines and the same probes, line by line, on every real log of the training corpus, and the same hits."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from forensics.engine.normalize import visible_line
-from forensics.engine.prefilter import LiteralSearch, Prefilter, ProbeSelector
+from forensics.engine.prefilter import LiteralSearch, Prefilter, ProbeSelector, first_match_finder
 from forensics.engine.scanner import CompiledRules, scan_stream
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import RuleSet
@@ -35,6 +36,30 @@ def _candidates(search: LiteralSearch, data: bytes) -> list[int]:
     return starts
 
 
+def _found(find: Callable[[bytes, int, int], int], data: bytes) -> list[int]:
+    """The same walk through the scanner's call, `find(data, pos, endpos)`."""
+    starts = []
+    position = 0
+    while position < len(data):
+        found = find(data, position, len(data))
+        if found < 0:
+            break
+        start = data.rfind(b"\n", 0, found) + 1
+        starts.append(start)
+        end = data.find(b"\n", start)
+        position = len(data) if end < 0 else end + 1
+    return starts
+
+
+def _finders(literal_sets: list[Literals | None]) -> tuple[Callable[..., int], Callable[..., int]]:
+    """RE2's search and Hyperscan's, both compiled now."""
+    search = Prefilter.build(literal_sets, plain_bytes=0).pattern
+    assert search is not None
+    hyperscan = search.hyperscan_finder()
+    assert hyperscan is not None
+    return first_match_finder(search.compile()), hyperscan
+
+
 def _both(literal_sets: list[Literals | None]) -> tuple[LiteralSearch, LiteralSearch]:
     plain = Prefilter.build(literal_sets, plain_bytes=EVERYTHING).pattern
     automaton = Prefilter.build(literal_sets, plain_bytes=0).pattern
@@ -44,12 +69,14 @@ def _both(literal_sets: list[Literals | None]) -> tuple[LiteralSearch, LiteralSe
 
 def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]) -> int:
     plain, automaton = _both(literal_sets)
+    re2_find, hyperscan_find = _finders(literal_sets)
     plain_selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING)
     set_selector = ProbeSelector(literal_sets, plain_lines=0)
     compared = 0
     for data in logs:
         starts = _candidates(plain, data)
         assert starts == _candidates(automaton, data)
+        assert starts == _found(re2_find, data) == _found(hyperscan_find, data)
         for start in starts:
             end = data.find(b"\n", start)
             shown = visible_line(data[start : len(data) if end < 0 else end].decode("utf-8", "replace"))
@@ -90,14 +117,26 @@ def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automa
         b"\xe2\x80\xa6 nothing here",
         b"soc\xe2\x84\xaaet timeout",  # the Kelvin sign folds to k in RE2's UTF-8 mode: RE2 decides
         b"\xe2\x80\xa6 Worker killed",  # non-ASCII, with a case-sensitive literal: a candidate either way
+        b"\xe2\x84\xaa and \xc5\xbf alone",  # Kelvin and long s without a literal: Hyperscan asks RE2, no
+        b"\xc5\xbfocket timeout",  # the long s folds to s: a candidate
+        b"\xe2\x84\xaa then socket timeout",  # a Kelvin sign before the literal, in the same line
     ]
     data = b"\n".join(lines) + b"\n"
     plain, automaton = _both(literal_sets)
     starts = _candidates(plain, data)
     assert starts == _candidates(automaton, data)
     assert [data[start:].split(b"\n", 1)[0] for start in starts] == [
-        lines[n] for n in (1, 2, 3, 4, 5, 6, 8, 9)
+        lines[n] for n in (1, 2, 3, 4, 5, 6, 8, 9, 11, 12)
     ]
+    re2_find, hyperscan_find = _finders(literal_sets)
+    assert _found(re2_find, data) == _found(hyperscan_find, data) == starts
+
+    def line_of(found: int) -> int:
+        return -1 if found < 0 else data.rfind(b"\n", 0, found) + 1
+
+    for cut in range(len(data)):  # from every position, not only a line's start; to every end
+        assert line_of(re2_find(data, cut, len(data))) == line_of(hyperscan_find(data, cut, len(data))), cut
+        assert line_of(re2_find(data, 0, cut)) == line_of(hyperscan_find(data, 0, cut)), cut
     assert plain.compiled  # the first non-ASCII line without a case-sensitive literal compiled the automaton
 
     selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING)
@@ -141,3 +180,30 @@ def test_either_way_a_scan_finds_what_matching_every_line_finds(tmp_path: Path, 
     assert fast.counts == {0: 1, 1: 2}
     assert compiled.prefilter.pattern is not None
     assert compiled.prefilter.pattern.compiled is (plain_bytes == 0)
+
+
+def test_past_the_plain_way_re2_searches_a_medium_input_and_hyperscan_a_big_one() -> None:
+    sensitive, insensitive = {b"Worker killed"}, {b"socket timeout"}
+    search = LiteralSearch(sensitive, insensitive, plain_bytes=100, hyperscan_bytes=1000)
+    kept = LiteralSearch(sensitive, insensitive, plain_bytes=100, hyperscan=False, hyperscan_bytes=0)
+    assert search.engine == kept.engine == "plain"
+    first = b"x\n" * 300 + b"Worker killed\n"  # past the plain way's 100 bytes; 614 of RE2's 1000
+    second = b"SOCKET TIMEOUT\n" + b"y\n" * 300  # 615 more: past them
+    assert search.find(first, 0, len(first)) == kept.find(first, 0, len(first)) == 600
+    assert (search.engine, kept.engine) == ("re2", "re2")
+    assert (
+        search.find(first, 601, len(first)) == -1 and search.engine == "re2"
+    )  # the same block: counted once
+    assert search.find(second, 0, len(second)) == kept.find(second, 0, len(second)) == 0
+    assert (search.engine, kept.engine) == ("hyperscan", "re2")
+    assert search.find(second, 15, len(second)) == kept.find(second, 15, len(second)) == -1
+
+
+def test_before_forking_the_fastest_search_is_compiled_at_once() -> None:
+    literal_sets: list[Literals | None] = [required_literals("Worker killed", ignore_case=False)]
+    search = Prefilter.build(literal_sets).pattern
+    kept = Prefilter.build(literal_sets, hyperscan=False).pattern
+    assert search is not None and kept is not None
+    search.finder()
+    kept.finder()
+    assert (search.engine, kept.engine) == ("hyperscan", "re2")

@@ -123,7 +123,7 @@ def test_import_forensics_loads_no_module_it_does_not_need() -> None:
     code = (
         "import sys, forensics\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('forensics', 'rich', 'click', 'requests', 'regex', 're2', 'psycopg', 'platformdirs')))\n"
+        "('forensics', 'rich', 'click', 'requests', 'regex', 're2', 'hyperscan', 'psycopg', 'platformdirs')))\n"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60

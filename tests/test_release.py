@@ -19,12 +19,13 @@ from forensics.version import __version__
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 LOCKS = ROOT / "requirements"
-PIN = re.compile(r"^(?P<name>[A-Za-z0-9._-]+)==(?P<version>\S+) \\$")
+PIN = re.compile(r"^(?P<name>[A-Za-z0-9._-]+)==(?P<version>\S+)(?: ; (?P<marker>.+))? \\$")
 HASH = re.compile(r"^    --hash=sha256:[0-9a-f]{64}(?: \\)?$")
 
 
-def _pins(name: str) -> dict[str, str]:
-    """Package → pinned version of one lock file, checking its shape line by line."""
+def _pins(name: str, markers: dict[str, str] | None = None) -> dict[str, str]:
+    """Package → pinned version of one lock file, checking its shape line by line (and each pin's environment
+    marker into `markers`, where one is given)."""
     pins: dict[str, str] = {}
     lines = (LOCKS / name).read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith(f"# ci-forensics {__version__}: "), f"{name} was locked for another release"
@@ -37,6 +38,8 @@ def _pins(name: str) -> dict[str, str]:
             key = canonicalize_name(match["name"])
             assert key not in pins, f"{name}: {key} pinned twice"
             pins[key] = match["version"]
+            if match["marker"] and markers is not None:
+                markers[key] = match["marker"]
             hashes_of_current = 0
         else:
             assert HASH.match(line), f"{name}: not a pin or a hash: {line!r}"
@@ -74,12 +77,20 @@ def test_the_cli_says_the_version() -> None:
     ],
 )
 def test_each_lock_pins_what_pyproject_asks_for(lock: str, requirements: list[str]) -> None:
-    pins = _pins(lock)
+    """Every requirement pinned in range, with its environment marker (hyperscan: no wheel for Linux aarch64,
+    where pip must skip it rather than build its sdist), and no marker on a pin pyproject does not mark."""
+    markers: dict[str, str] = {}
+    pins = _pins(lock, markers)
     for text in requirements:
         requirement = Requirement(text)
         name = canonicalize_name(requirement.name)
         assert name in pins, f"{lock} does not pin {name}: run `make lock`"
         assert requirement.specifier.contains(pins[name], prereleases=True), (lock, name, pins[name])
+        assert markers.pop(name, None) == (str(requirement.marker) if requirement.marker else None), (
+            lock,
+            name,
+        )
+    assert not markers, f"{lock}: markers pyproject does not ask for: {markers}"
 
 
 def test_the_locks_do_not_overlap_and_postgres_adds_only_the_driver() -> None:

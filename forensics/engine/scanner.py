@@ -80,10 +80,11 @@ class CompiledRules:
         use_literals: bool = True,
         plain_bytes: int = PLAIN_BYTES,
         plain_lines: int = PLAIN_LINES,
+        hyperscan: bool = True,
     ) -> None:
         """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
-        `plain_bytes`/`plain_lines`: how much is searched literal by literal before RE2's automata are compiled
-        (engine/prefilter.py)."""
+        `plain_bytes`/`plain_lines`: how much is searched literal by literal before the automata are compiled;
+        `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py)."""
         table = rules.rules if isinstance(rules, RuleSet) else ()
         if not isinstance(table, PackRules):
             table = PackRules(tuple(rules))
@@ -106,7 +107,7 @@ class CompiledRules:
         self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
         if not use_literals:
             literal_sets = [None] * len(literal_sets)
-        self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes)
+        self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan)
         self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
         self.rejected = RejectedLines(literal_sets, self.gate)
 
@@ -126,7 +127,7 @@ class CompiledRules:
         """Compile the pre-filter's automata now (they are otherwise compiled on first need): before forking
         workers, so that each inherits them instead of compiling its own."""
         if self.prefilter.pattern is not None:
-            self.prefilter.pattern.compile()
+            self.prefilter.pattern.finder()
         self.selector.compile()
 
     def gate(self, number: int) -> tuple[tuple[tuple[str, ...], bool], ...]:
