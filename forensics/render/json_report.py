@@ -24,8 +24,9 @@ from forensics.render.escape import defuse_json_commands
 from forensics.version import __version__
 
 # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause. 1.3: each input's identity
-# and environment (GPU), each failing test's evidence_window
-SCHEMA_VERSION = "1.3"
+# and environment (GPU), each failing test's evidence_window. 1.4: two more likely_cause reasons (a failure logged
+# below error level; the last line printed, when nothing reports a failure)
+SCHEMA_VERSION = "1.4"
 
 
 def render_json(report: Report) -> str:
