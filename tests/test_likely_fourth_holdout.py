@@ -133,6 +133,26 @@ def test_an_exception_named_in_a_repr_is_an_exception_line() -> None:
         "future: <Task finished name='Task-1' coro=<main() done> exception=ValueError('bad value')>",
     ]
     assert _line(lines) == (2, LikelyReason.EXCEPTION_LINE)
+    # the repr wrapped over lines, a value that is no string (tastyware/streaq#37)
+    lines = [
+        "Task exception was never retrieved",
+        "",
+        "future: <Task finished name='Task-2' coro=<Worker.listen_stream() done,",
+        "defined at/usr/local/lib/python3.13/site-packages/streaq/worker.py:520>",
+        "exception=LookupError(<ContextVar name='_task_context' at 0x7f1de176dd00>)>",
+    ]
+    assert _line(lines) == (5, LikelyReason.EXCEPTION_LINE)
+    # with its traceback below (anasty17/mirror-leech-telegram-bot#629): the traceback's exception line
+    lines = [
+        " 2022-06-01 19:37:14,799 - asyncio - ERROR - Task exception was never retrieved",
+        " future: <Task finished name='Task-3021' coro=<Syncer.worker() done> exception=RuntimeError(\"got Future"
+        ' attached to a different loop")>',
+        " Traceback (most recent call last):",
+        '   File "/usr/lib/python3.8/asyncio/locks.py", line 309, in wait',
+        "     await fut",
+        " RuntimeError: got Future attached to a different loop",
+    ]
+    assert _line(lines) == (6, LikelyReason.EXCEPTION)
     # a task that finished with no exception names none
     lines = ["future: <Task finished name='Task-1' coro=<main() done> exception=None>", "done"]
     assert _line(lines) == (2, LikelyReason.LAST_LINE)

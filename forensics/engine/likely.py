@@ -140,8 +140,10 @@ _WRAPPER = GatedRegex(
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
-    r"(?:^|[\s|:\]>(]|\bexception=)(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
+    r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
     r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?:: \S| - \S|\(['\"])"  # Node's `AssertionError [ERR_ASSERTION]: …`
+    # asyncio's `future: <Task finished … exception=AttributeError("'State' object has no attribute …")>`
+    r"|\bexception=(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\("
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
