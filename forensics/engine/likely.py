@@ -256,9 +256,9 @@ _POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNO
 _PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
-# JSON log lines (`{"level":"fatal","error":…}`): their level field.
 # A warning a compiler or package manager words without a header (cargo, gcc, uv: `warning: …`, `pip: warning: …`).
 _WARNING_WORD = LazyRegex(r"^(?:[\w.-]+: )?(?:warning|Warning|WARNING)(?:\[[\w-]+\])?:\s")
+# JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
 _LOGFMT_LEVEL = GatedRegex(r'^(?:(?:time|ts|t)=(?:"[^"]*"|\S+)\s+)?(?:level|lvl)="?(?P<level>[A-Za-z]+)\b')
