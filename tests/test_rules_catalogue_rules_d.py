@@ -94,6 +94,16 @@ CATALOGUE = [
         ],
         "facebookresearch/detectron2#1563 (a Markdown paste of torch < 1.13's message)",
     ),
+    (
+        "harness.response-mismatch",
+        ['[ retriever ] Content does not match the expected result: {"detail":"Not Found"}'],
+        "opea-project/GenAIComps tests (validate_service's content branch, rendered)",
+    ),
+    (
+        "harness.response-mismatch",
+        ["[ embedding ] HTTP status is not 200. Received status was 500"],
+        "opea-project/GenAIComps tests (validate_service's status branch, rendered)",
+    ),
 ]
 
 # (rule that must not answer, lines that look alike)
@@ -119,6 +129,8 @@ NEAR_MISSES = [
         "ray.worker-died-system-error",
         ["The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT"],
     ),
+    # curl's 000 is no answer at all (a connection failure), not a wrong response
+    ("harness.response-mismatch", ["[ tgi-service ] HTTP status is not 200. Received status was 000"]),
     (
         "model.gguf-convert-unsupported",
         [
@@ -142,6 +154,7 @@ REAL_LOGS = [
         5,
     ),
     ("holdout-r4/ray-died/f-muzero-reanalyse-worker-died.log", "ray.worker-died-system-error", 1),
+    ("holdout-r4/wrong-response/f-opea-docsum-empty-response-body.log", "harness.response-mismatch", 7),
     (
         "holdout-r4/model-config/e-llamacpp-convert-bloom-failed-guess-nctx.log",
         "model.gguf-convert-unsupported",
