@@ -50,6 +50,17 @@ CATALOGUE = [
         "NVIDIA/TensorRT-LLM#1478",
     ),
     (
+        "trtllm.builder-error",
+        [
+            "[06/22/2024-21:01:54] [E] Error[9]: [pluginV2Builder.cpp::reportPluginError::23] Error Code 9: Internal"
+            " Error (/SCA_IndexRebatch_TRT: could not find any supported formats consistent with input/output data"
+            " types)",
+            "[06/22/2024-21:01:54] [E] Engine could not be created from network",
+            "[06/22/2024-21:01:54] [E] Building engine failed",
+        ],
+        "a trtexec build log (TensorRT 8.5.1) quoted in a public repository",
+    ),
+    (
         "ray.worker-died-system-error",
         [
             "2021-12-31 01:53:03,200\tWARNING worker.py:1245 -- A worker died or was killed while executing a task by"
