@@ -98,6 +98,22 @@ CATALOGUE = [
         "ggml-org/llama.cpp convert_hf_to_gguf.py get_vocab_base_pre",
     ),
     (
+        "model.gguf-load-unsupported",
+        [
+            "llama_model_load: error loading model: error loading model vocabulary: unknown pre-tokenizer type:"
+            " 'qwen2'",
+            "llama_load_model_from_file: exception loading model",
+        ],
+        "an ollama server log quoted in a public repository (llama.cpp src/llama-vocab.cpp)",
+    ),
+    (
+        "model.gguf-load-unsupported",
+        [
+            "llama_model_load: error loading model: done_getting_tensors: wrong number of tensors; expected 81, got 58"
+        ],
+        "a llama-server log quoted in a public repository (llama.cpp src/llama-model-loader.cpp)",
+    ),
+    (
         "torch.cuda-oom",
         [
             "**RuntimeError: CUDA out of memory.** Tried to allocate 1.71 GiB (GPU 0; 31.72 GiB total capacity;"
@@ -140,6 +156,7 @@ NEAR_MISSES = [
         "ray.worker-died-system-error",
         ["The actor is dead because its worker process has died. Worker exit type: INTENDED_USER_EXIT"],
     ),
+    ("model.gguf-load-unsupported", ["llm_load_vocab: missing pre-tokenizer type, using: 'default'"]),
     # curl's 000 is no answer at all (a connection failure), not a wrong response
     ("harness.response-mismatch", ["[ tgi-service ] HTTP status is not 200. Received status was 000"]),
     (
