@@ -110,6 +110,26 @@ CATALOGUE = [
         " fill out the following form https://aka.ms/azpipelines-parallelism-request",
         "Azure Pipelines run error quoted in a set-up write-up",
     ),
+    (
+        "runner.no-runner",
+        "This job is stuck because the project doesn't have any runners online assigned to it.",
+        "GitLab's stuck-job page as CI troubleshooting notes quote it",
+    ),
+    (
+        "runner.no-runner",
+        "This job is stuck because you don't have any active runners that can run this job.",
+        "GitLab's stuck-job page (older wording)",
+    ),
+    (
+        "runner.no-runner",
+        "The scheduler failed to assign job to the runner, please try again or contact system administrator",
+        "gitlab-org/gitlab app/presenters/commit_status_presenter.rb (scheduler_failure)",
+    ),
+    (
+        "runner.no-runner",
+        "Your runner is outdated, please upgrade your runner",
+        "gitlab-org/gitlab app/presenters/commit_status_presenter.rb (runner_unsupported)",
+    ),
     # test-setup: two files with one module name (pytest-dev/pytest src/_pytest/pathlib.py, _py/path.py, python.py)
     (
         "pytest.import-path-mismatch",
@@ -178,6 +198,13 @@ NEAR_MISSES = [
         ],
     ),
     ("runner.no-runner", ["Runner group name: 'gpu-runners'"]),
+    (
+        "runner.no-runner",
+        [
+            "    scheduler_failure: 'The scheduler failed to assign job to the runner, please try again or contact"
+            " system administrator',"
+        ],
+    ),
     ("pytest.import-path-mismatch", ["    raise ImportPathMismatchError(module_name, module_file, path)"]),
     ("pytest.import-path-mismatch", ["    except ImportPathMismatchError as e:"]),
     (
