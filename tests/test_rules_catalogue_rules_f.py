@@ -139,8 +139,8 @@ CATALOGUE = [
     ),
     (
         "pytest.import-path-mismatch",
-        "E   _pytest.pathlib.ImportPathMismatchError: ('conftest', 'C:\\\\work\\\\proj\\\\tests\\\\conftest.py',"
-        " WindowsPath('C:/work/proj/build/tests/conftest.py'))",
+        "E   _pytest.pathlib.ImportPathMismatchError: ('conftest', 'C:\\\\ci\\\\proj\\\\tests\\\\conftest.py',"
+        " WindowsPath('C:/ci/proj/build/tests/conftest.py'))",
         "pytest src/_pytest/pathlib.py (ImportPathMismatchError(module_name, module_file, path) on Windows)",
     ),
     (
