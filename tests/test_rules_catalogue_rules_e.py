@@ -119,6 +119,12 @@ CATALOGUE = [
         "nvcc error   : 'cicc' died due to signal 9 (Kill signal)",
         "a PyTorch-from-source build note (public repository text)",
     ),
+    # host-oom: Go's runtime refused memory by the OS
+    (
+        "machine.host-alloc-failed",
+        "Aug 31 16:24:36 invader11 goes.vnetd[3516]: fatal error: runtime: out of memory",
+        "a goes.vnetd journal (public repository text)",
+    ),
     # test-timeout: torch's MultiProcessTestCase giving up on a rank
     (
         "pytest.timeout",
