@@ -352,6 +352,31 @@ RENDERINGS: tuple[tuple[str, str, str, tuple[str, ...], int, LikelyReason], ...]
         LikelyReason.ERROR_LINE,
     ),
     (
+        "verdict-ggml",
+        "ggml's test-backend-ops: the first `OP(params): FAIL`, behind the error it measured",
+        "https://github.com/ggml-org/llama.cpp/pull/15236",
+        (
+            "ggml_cuda_init: found 1 MUSA devices:",
+            "  Device 0: MTT S80, compute capability 2.1, VMM: yes",
+            "[MUL_MAT_ID] NMSE = 0.473073968 > 0.000500000   MUL_MAT_ID(type_a=f32,type_b=f32,n_mats=4,n_used=1,b=0,m=512,n=32,k=256): FAIL",
+            "[MUL_MAT_ID] NMSE = 0.602911949 > 0.000500000   MUL_MAT_ID(type_a=f32,type_b=f32,n_mats=4,n_used=1,b=1,m=512,n=32,k=256): FAIL",
+        ),
+        3,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
+        "verdict-unittest",
+        "unittest's verbose run (-v): `test_x (module.Case) ... FAIL` (its traceback, when printed, beats it)",
+        "https://docs.python.org/3/library/unittest.html",
+        (
+            "test_isupper (__main__.TestStringMethods) ... ok",
+            "test_split (__main__.TestStringMethods) ... FAIL",
+            "test_upper (__main__.TestStringMethods) ... ok",
+        ),
+        2,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
         "xdist",
         "pytest-xdist's progress lines: the first `[gw1] [ 66%] FAILED …`",
         "https://github.com/huggingface/Repo2RLEnv/issues/150",
@@ -386,9 +411,9 @@ def test_each_runners_failure_points_at_its_line(
 def test_the_runners_table_is_data_each_marker_matching_its_own_rendering() -> None:
     # every runner the table names has a rendering above that reaches the picker through its marker
     runners = {runner for runner, _marker, _message in TEST_RUNNER_FAILURES}
-    assert runners == {"Ginkgo", "Bazel", "CTest", "Go testing", "googletest", "Jest"}
+    assert runners == {"Ginkgo", "Bazel", "CTest", "Go testing", "googletest", "Jest", "test verdict"}
     shown = {case.split("-")[0] for case, *_rest in RENDERINGS}
-    assert {"ginkgo1", "ginkgo2", "bazel", "ctest", "go", "gtest", "jest"} <= shown
+    assert {"ginkgo1", "ginkgo2", "bazel", "ctest", "go", "gtest", "jest", "verdict"} <= shown
 
 
 def test_a_runners_totals_and_passing_tests_are_not_its_failure() -> None:

@@ -47,6 +47,14 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
     ("googletest", r"^\S+?(?::\d+|\(\d+\)): Failure$|^\[  FAILED  \] \w", None),
     # Jest: `● Suite › test`, a blank line, then the assertion's message (`expect(received).toBe(expected) …`)
     ("Jest", r"^● \S", r"\S"),
+    # a test's own line ending in its verdict: ggml's test-opt (`  test_x(a=1): FAIL`), test-backend-ops behind its
+    # error (`[MUL_MAT] NMSE = 0.47 > 0.0005   MUL_MAT(type_a=f32,…): FAIL`), unittest's verbose `test_x (mod.Case)
+    # ... FAIL` (its traceback below beats it); the suite's `Backend CPU: FAIL` comes after the first one
+    (
+        "test verdict",
+        r"(?:^|\s)\w[\w.]*(?:\([^()]*\))?(?: \([\w.]+\))?(?::| \.\.\.) (?:FAIL|FAILED)$",
+        None,
+    ),
 )
 EXCERPT_BEFORE = 3
 EXCERPT_AFTER = 2
@@ -134,6 +142,8 @@ _WRAPPER = GatedRegex(
 _EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
     r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?:: \S| - \S|\(['\"])"  # Node's `AssertionError [ERR_ASSERTION]: …`
+    # asyncio's `future: <Task finished … exception=AttributeError("'State' object has no attribute …")>`
+    r"|\bexception=(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\("
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
@@ -184,6 +194,8 @@ _ERROR_PHRASE = GatedRegex(
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
     r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
+    # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`)
+    r"|^[\w.-]+: error(?: [a-z]+){1,4}: \S"
     # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
     r"|^\S.{0,300}?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?): (?:fatal )?error(?: [A-Z]+\d+)?: "
     # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level
@@ -244,6 +256,8 @@ _POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNO
 _PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
+# A warning a compiler or package manager words without a header (cargo, gcc, uv: `warning: …`, `pip: warning: …`).
+_WARNING_WORD = LazyRegex(r"^(?:[\w.-]+: )?(?:warning|Warning|WARNING)(?:\[[\w-]+\])?:\s")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
@@ -258,6 +272,9 @@ _FAILURE_WORDS = GatedRegex(
     r"|not running|no route to host|unreachable|connection reset|broken pipe)\b",
     regex.IGNORECASE,
 )
+# A check that words what it found against what it expected (`Content does not match the expected result`): a
+# failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
+_MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", regex.IGNORECASE)
 _ERROR_LIKE = GatedRegex(
     r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
 )
@@ -458,6 +475,7 @@ class LikelyCausePicker:
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif normalized.level is not Level.INFO and (
             (_FAILURE_WORDS.search(message) and not _CODE.found(message))
+            or (not quiet and _MISMATCH.search(message) and not _CODE.found(message))
             or _PYTEST_ERROR_HEADER.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
@@ -783,6 +801,8 @@ _MORE_PREFIXES = LazyRegex(
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
     r"|-\s+[\w.]+\s+-\s+(?P<dashed>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+"  # logging's `… - name - LEVEL - msg`
+    # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
+    r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
 _LEVELS = {
     "ERROR": Level.ERROR,
@@ -811,12 +831,28 @@ _LEVELS = {
 }
 
 
+def unmarked(raw: str) -> str:
+    """A log line pasted with Markdown's inline marks as the line itself: a line wrapped in backticks
+    (`` `09:43:04 ERROR: …` ``), a bold start (`**RuntimeError: CUDA out of memory.** Tried …`)."""
+    text = raw.strip()
+    if len(text) > 2 and text[0] == "`" and text[-1] == "`" and text.count("`") == 2:
+        return text[1:-1]
+    if text.startswith("**") and not text.startswith("***"):
+        end = text.find("**", 2)
+        if end > 2 and not text[2].isspace() and not text[end - 1].isspace():
+            return text[2:end] + text[end + 2 :]
+    return raw
+
+
 def _normalize(raw: str) -> NormalizedLine:
     """The shared normaliser, then the headers it does not know (the level they show is kept)."""
+    raw = unmarked(raw)
     normalized = normalize_line(raw)
     if normalized.level is not Level.ERROR and _RAW_ERROR_HINT.search(raw[:160]):  # TensorRT's `[TRT] [E] `
         normalized = NormalizedLine(normalized.text, Level.ERROR)
-    elif normalized.level is Level.PLAIN and _RAW_WARNING_HINT.search(raw[:160]):
+    elif normalized.level is Level.PLAIN and (
+        _RAW_WARNING_HINT.search(raw[:160]) or _WARNING_WORD.match(normalized.text)
+    ):
         normalized = NormalizedLine(normalized.text, Level.WARNING)
     json_level = _JSON_LEVEL.match(normalized.text) or _LOGFMT_LEVEL.match(normalized.text)
     if json_level is not None:

@@ -22,7 +22,7 @@ _CANDIDATE_KEYWORDS = (
     rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
-    rb"|not running|no route to host|unreachable|connection reset|broken pipe"
+    rb"|not running|no route to host|unreachable|connection reset|broken pipe|not match"
     rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*\xe2\x97\x8f "
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
 )
