@@ -3,31 +3,11 @@ with the near misses that keep each change from reaching further than its princi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from forensics.engine.likely import pick_likely_cause, unmarked
-from forensics.engine.likely_reader import decoded_lines, pick_likely_cause_in_blocks
+from forensics.engine.likely import unmarked
 from forensics.model import LikelyReason
-
-TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
-
-
-def _picked(file: str) -> tuple[int, LikelyReason] | None:
-    data = (TRAIN / file).read_bytes()
-    plain = pick_likely_cause(list(decoded_lines([data])))
-    fast = pick_likely_cause_in_blocks([data[i : i + 512] for i in range(0, len(data), 512)])
-    assert (fast.line if fast else None) == (plain.line if plain else None), file
-    assert (fast.excerpt if fast else None) == (plain.excerpt if plain else None), file
-    return (plain.line, plain.reason) if plain else None
-
-
-def _line(lines: list[str]) -> tuple[int, LikelyReason] | None:
-    picked = pick_likely_cause(lines)
-    fast = pick_likely_cause_in_blocks(["\n".join(lines).encode()])
-    assert (fast.line if fast else None) == (picked.line if picked else None), lines
-    return (picked.line, picked.reason) if picked else None
+from tests.support.likely import picked_from, picked_in
 
 
 @pytest.mark.parametrize(
@@ -88,7 +68,7 @@ def _line(lines: list[str]) -> tuple[int, LikelyReason] | None:
     ],
 )
 def test_the_fourth_holdouts_likely_causes(file: str, line: int, reason: LikelyReason) -> None:
-    assert _picked(file) == (line, reason)
+    assert picked_in(file) == (line, reason)
 
 
 def test_markdown_marks_are_read_through_only_around_a_line() -> None:
@@ -108,7 +88,7 @@ def test_markdown_marks_are_read_through_only_around_a_line() -> None:
         '  File "x.py", line 1, in <module>',
         "**KeyError: 'a'**",
     ]
-    assert _line(lines) == (3, LikelyReason.EXCEPTION)
+    assert picked_from(lines) == (3, LikelyReason.EXCEPTION)
 
 
 def test_a_bare_date_and_time_is_a_prefix_that_keeps_the_level_after_it() -> None:
@@ -117,14 +97,14 @@ def test_a_bare_date_and_time_is_a_prefix_that_keeps_the_level_after_it() -> Non
         "2022-05-25 15:32:08,924\tWARNING worker.py:1416 -- The node with node id: 46d2 has been marked dead",
         "2022-05-25 15:32:09,001 ERROR: could not reach the head node",
     ]
-    assert _line(lines) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from(lines) == (2, LikelyReason.ERROR_LINE)
     # an ISO date with a zone and a time of day only are prefixes too
     lines = [
         "2025-01-02T03:04:05Z Traceback (most recent call last):",
         '2025-01-02T03:04:05Z   File "a.py", line 1',
         "2025-01-02T03:04:05Z ValueError: bad",
     ]
-    assert _line(lines) == (3, LikelyReason.EXCEPTION)
+    assert picked_from(lines) == (3, LikelyReason.EXCEPTION)
 
 
 def test_an_exception_named_in_a_repr_is_an_exception_line() -> None:
@@ -132,7 +112,7 @@ def test_an_exception_named_in_a_repr_is_an_exception_line() -> None:
         "Task exception was never retrieved",
         "future: <Task finished name='Task-1' coro=<main() done> exception=ValueError('bad value')>",
     ]
-    assert _line(lines) == (2, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(lines) == (2, LikelyReason.EXCEPTION_LINE)
     # the repr wrapped over lines, a value that is no string (tastyware/streaq#37)
     lines = [
         "Task exception was never retrieved",
@@ -141,7 +121,7 @@ def test_an_exception_named_in_a_repr_is_an_exception_line() -> None:
         "defined at/usr/local/lib/python3.13/site-packages/streaq/worker.py:520>",
         "exception=LookupError(<ContextVar name='_task_context' at 0x7f1de176dd00>)>",
     ]
-    assert _line(lines) == (5, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(lines) == (5, LikelyReason.EXCEPTION_LINE)
     # with its traceback below (anasty17/mirror-leech-telegram-bot#629): the traceback's exception line
     lines = [
         " 2022-06-01 19:37:14,799 - asyncio - ERROR - Task exception was never retrieved",
@@ -152,19 +132,19 @@ def test_an_exception_named_in_a_repr_is_an_exception_line() -> None:
         "     await fut",
         " RuntimeError: got Future attached to a different loop",
     ]
-    assert _line(lines) == (6, LikelyReason.EXCEPTION)
+    assert picked_from(lines) == (6, LikelyReason.EXCEPTION)
     # a task that finished with no exception names none
     lines = ["future: <Task finished name='Task-1' coro=<main() done> exception=None>", "done"]
-    assert _line(lines) == (2, LikelyReason.LAST_LINE)
+    assert picked_from(lines) == (2, LikelyReason.LAST_LINE)
 
 
 def test_a_programs_error_line_and_its_near_misses() -> None:
-    assert _line(["main: seed = 1", "llama_model_load: error loading model: bad magic"]) == (
+    assert picked_from(["main: seed = 1", "llama_model_load: error loading model: bad magic"]) == (
         2,
         LikelyReason.ERROR_LINE,
     )
     # the word error not opening the program's message is no error line (`errors are logged to …`)
-    assert _line(["main: errors are logged to /tmp/x.log", "main: done"]) == (2, LikelyReason.LAST_LINE)
+    assert picked_from(["main: errors are logged to /tmp/x.log", "main: done"]) == (2, LikelyReason.LAST_LINE)
 
 
 def test_a_test_verdict_and_its_near_misses() -> None:
@@ -174,9 +154,9 @@ def test_a_test_verdict_and_its_near_misses() -> None:
         "  116/118 tests passed",
         "  Backend CPU: FAIL",
     ]
-    assert _line(lines) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from(lines) == (2, LikelyReason.ERROR_LINE)
     # every verdict OK: the totals are not a failure
-    assert _line(["  test_a(epoch=1): OK", "  2/2 tests passed", "  Backend CPU: OK"]) == (
+    assert picked_from(["  test_a(epoch=1): OK", "  2/2 tests passed", "  Backend CPU: OK"]) == (
         3,
         LikelyReason.LAST_LINE,
     )
@@ -190,16 +170,16 @@ def test_a_test_verdict_and_its_near_misses() -> None:
         "    self.assertEqual(s.split(), ['hello'])",
         "AssertionError: Lists differ: ['hello', 'world'] != ['hello']",
     ]
-    assert _line(lines) == (7, LikelyReason.EXCEPTION)
-    assert _line(lines[:1]) == (1, LikelyReason.ERROR_LINE)
+    assert picked_from(lines) == (7, LikelyReason.EXCEPTION)
+    assert picked_from(lines[:1]) == (1, LikelyReason.ERROR_LINE)
 
 
 def test_a_mismatch_is_a_failure_unless_a_warning_says_it() -> None:
-    assert _line(["+ echo 'Content does not match the expected result'", "+ exit 1"]) == (
+    assert picked_from(["+ echo 'Content does not match the expected result'", "+ exit 1"]) == (
         1,
         LikelyReason.FAILURE_LINE,
     )
-    assert _line(["warning: `VIRTUAL_ENV=/x` does not match the project environment path", "done"]) == (
+    assert picked_from(["warning: `VIRTUAL_ENV=/x` does not match the project environment path", "done"]) == (
         2,
         LikelyReason.LAST_LINE,
     )

@@ -7,21 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from forensics.engine.likely import pick_likely_cause
-from forensics.engine.likely_reader import decoded_lines, pick_likely_cause_in_blocks
+from forensics.engine.likely_reader import pick_likely_cause_in_blocks
 from forensics.model import LikelyReason
 from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
+from tests.support.likely import picked_from, picked_in
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
-
-
-def _picked(file: str) -> tuple[int, LikelyReason] | None:
-    data = (TRAIN / file).read_bytes()
-    plain = pick_likely_cause(list(decoded_lines([data])))
-    fast = pick_likely_cause_in_blocks([data[i : i + 512] for i in range(0, len(data), 512)])
-    assert (fast.line if fast else None) == (plain.line if plain else None), file
-    return (plain.line, plain.reason) if plain else None
 
 
 @pytest.mark.parametrize(
@@ -103,7 +95,7 @@ def _picked(file: str) -> tuple[int, LikelyReason] | None:
     ],
 )
 def test_the_second_retired_holdouts_likely_causes(file: str, line: int, reason: LikelyReason) -> None:
-    assert _picked(file) == (line, reason)
+    assert picked_in(file) == (line, reason)
 
 
 _NOTHING_REPORTED = (1, LikelyReason.LAST_LINE)  # a one-line log with no failure in it: only its last line
@@ -111,22 +103,22 @@ _NOTHING_REPORTED = (1, LikelyReason.LAST_LINE)  # a one-line log with no failur
 
 def test_the_last_exception_or_the_first_error_is_not_always_the_answer() -> None:
     # THCudaCheck is printed before the traceback whose RuntimeError restates it: that exception (line 8) wins
-    assert _picked("dev-lower/no-gpu/cuda-runtime-error-38-thcudacheck-atvgnet-4.log") == (
+    assert picked_in("dev-lower/no-gpu/cuda-runtime-error-38-thcudacheck-atvgnet-4.log") == (
         8,
         LikelyReason.EXCEPTION,
     )
     # pytest's crash location restates the `E   RuntimeError: … See root cause above.` wrapper above it (line 11)
-    assert _picked("holdout-r1/unexplained/vllm-ci-weight-loading-pytest-wrapper.log") == (
+    assert picked_in("holdout-r1/unexplained/vllm-ci-weight-loading-pytest-wrapper.log") == (
         11,
         LikelyReason.WRAPPER,
     )
     # `AssertionError: ` then numpy's heading `Items are not equal:` and its detail: the exception line (line 8)
-    assert _picked("holdout-r1/unexplained/mxnet-jenkins-flaky-random-gray-tolerance.log") == (
+    assert picked_in("holdout-r1/unexplained/mxnet-jenkins-flaky-random-gray-tolerance.log") == (
         8,
         LikelyReason.EXCEPTION_LINE,
     )
     # `kubectl describe`'s `Command:` field is no exception class: nothing in that excerpt is a failure line
-    assert _picked("holdout-r2/container-image/kuberay-vllm-head-describe-imagepullbackoff.log") == (
+    assert picked_in("holdout-r2/container-image/kuberay-vllm-head-describe-imagepullbackoff.log") == (
         17,
         LikelyReason.LAST_LINE,
     )
@@ -144,19 +136,14 @@ def test_torchruns_wrapper_is_the_answer_when_the_ranks_errors_are_missing(rule_
     assert (likely.evidence.line, likely.reason) == (1, LikelyReason.WRAPPER)
 
 
-def _line(log: list[str]) -> tuple[int, LikelyReason] | None:
-    picked = pick_likely_cause(log)
-    return (picked.line, picked.reason) if picked else None
-
-
 def test_near_misses_of_the_sixth_round() -> None:
     # an error line before a "see root cause above" wrapper still wins; one after it does not
     above = "RuntimeError: Engine core initialization failed. See root cause above."
-    assert _line(["ERROR 03-13 06:55:20 [core.py:1] disk quota exceeded", above]) == (
+    assert picked_from(["ERROR 03-13 06:55:20 [core.py:1] disk quota exceeded", above]) == (
         1,
         LikelyReason.ERROR_LINE,
     )
-    assert _line([above, "[ERROR] 2025-08-14 ERR99999 UNKNOWN applicaiton exception"]) == (
+    assert picked_from([above, "[ERROR] 2025-08-14 ERR99999 UNKNOWN applicaiton exception"]) == (
         1,
         LikelyReason.WRAPPER,
     )
@@ -166,33 +153,33 @@ def test_near_misses_of_the_sixth_round() -> None:
         "------------------------------ Captured stderr call ------------------------------",
         "ERROR 03-13 06:55:20 [core.py:1] EngineCore failed to start: disk quota exceeded",
     ]
-    assert _line(report) == (3, LikelyReason.ERROR_LINE)
+    assert picked_from(report) == (3, LikelyReason.ERROR_LINE)
     fast = pick_likely_cause_in_blocks(["\n".join(report).encode()])  # the fast reader sees the header too
     assert fast is not None and fast.line == 3
     # a wrapper that does not point above keeps yielding to a later error line
-    assert _line(["ray.exceptions.RayTaskError(ValueError): boom", "ERROR: disk full"]) == (
+    assert picked_from(["ray.exceptions.RayTaskError(ValueError): boom", "ERROR: disk full"]) == (
         2,
         LikelyReason.ERROR_LINE,
     )
     # a stderr quote that already holds the failure is the answer; an unrelated next line changes nothing
     quoted = "hook failed: exit status 1, stderr: error: cannot load libcuda.so.1"
-    assert _line([quoted, "retrying without GPUs failed"]) == (1, LikelyReason.FAILURE_LINE)
+    assert picked_from([quoted, "retrying without GPUs failed"]) == (1, LikelyReason.FAILURE_LINE)
     # a lower-case `segfault` in a name is not the handler's banner
-    assert _line(["PASSED tests/test_no_segfault.py::test_ok"]) == _NOTHING_REPORTED
+    assert picked_from(["PASSED tests/test_no_segfault.py::test_ok"]) == _NOTHING_REPORTED
     # a source `assert` quoted by pytest is not a failed native assertion; glibc's message is
-    assert _line([">       assert found"]) == _NOTHING_REPORTED
-    assert _line(["main: main.c:12: main: Assertion `n > 0' failed.", "Aborted (core dumped)"]) == (
+    assert picked_from([">       assert found"]) == _NOTHING_REPORTED
+    assert picked_from(["main: main.c:12: main: Assertion `n > 0' failed.", "Aborted (core dumped)"]) == (
         1,
         LikelyReason.ASSERTION,
     )
     # pytest's `ERROR at setup` header yields to the `E   …` error line under it
     header = "_____ ERROR at setup of test_x[a] _____"
-    assert _line([header, "E       fixture 'server' not found"]) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from([header, "E       fixture 'server' not found"]) == (2, LikelyReason.ERROR_LINE)
     # a crash location restating nothing is an exception line; an ordinary `path:line: in f` frame is not
-    assert _line(["tests/test_x.py:12: in test_x"]) == _NOTHING_REPORTED
+    assert picked_from(["tests/test_x.py:12: in test_x"]) == _NOTHING_REPORTED
     # an exception with no message and nothing after it stays the answer
-    assert _line(["AssertionError: ", "", "===="]) == (1, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(["AssertionError: ", "", "===="]) == (1, LikelyReason.EXCEPTION_LINE)
     # IPython's numbered source is code; a count of results is not IPython source and reports no failure
-    assert _line(['--> 594         raise ConnectionError("Couldn\'t reach x")']) == _NOTHING_REPORTED
+    assert picked_from(['--> 594         raise ConnectionError("Couldn\'t reach x")']) == _NOTHING_REPORTED
     # a process that exited with code 0 reported no failure
-    assert _line(["[process exited with code 0 (0x00000000)]"]) == _NOTHING_REPORTED
+    assert picked_from(["[process exited with code 0 (0x00000000)]"]) == _NOTHING_REPORTED

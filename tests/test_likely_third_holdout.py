@@ -3,31 +3,11 @@ with the near misses that keep each change from reaching further than its princi
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from forensics.engine.likely import FALLBACK_RANK, pick_likely_cause
-from forensics.engine.likely_reader import decoded_lines, pick_likely_cause_in_blocks
+from forensics.engine.likely import FALLBACK_RANK
 from forensics.model import LikelyReason
-
-TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
-
-
-def _picked(file: str) -> tuple[int, LikelyReason] | None:
-    data = (TRAIN / file).read_bytes()
-    plain = pick_likely_cause(list(decoded_lines([data])))
-    fast = pick_likely_cause_in_blocks([data[i : i + 512] for i in range(0, len(data), 512)])
-    assert (fast.line if fast else None) == (plain.line if plain else None), file
-    assert (fast.excerpt if fast else None) == (plain.excerpt if plain else None), file
-    return (plain.line, plain.reason) if plain else None
-
-
-def _line(lines: list[str]) -> tuple[int, LikelyReason] | None:
-    picked = pick_likely_cause(lines)
-    fast = pick_likely_cause_in_blocks(["\n".join(lines).encode()])
-    assert (fast.line if fast else None) == (picked.line if picked else None), lines
-    return (picked.line, picked.reason) if picked else None
+from tests.support.likely import picked_from, picked_in
 
 
 @pytest.mark.parametrize(
@@ -96,26 +76,29 @@ def _line(lines: list[str]) -> tuple[int, LikelyReason] | None:
     ],
 )
 def test_the_third_retired_holdouts_likely_causes(file: str, line: int, reason: LikelyReason) -> None:
-    assert _picked(file) == (line, reason)
+    assert picked_in(file) == (line, reason)
 
 
 def test_near_misses_of_the_seventh_round() -> None:
     # a panic header with nothing below it stays the answer; gin's debug request dump is not the panic's value
-    assert _line(["[Recovery] 2023/11/08 - 22:20:36 panic recovered:", ""]) == (1, LikelyReason.PANIC)
+    assert picked_from(["[Recovery] 2023/11/08 - 22:20:36 panic recovered:", ""]) == (1, LikelyReason.PANIC)
     dump = ["[Recovery] 2023/11/08 - 22:20:36 panic recovered:", "GET /api HTTP/1.1", "runtime error: boom"]
-    assert _line(dump) == (3, LikelyReason.PANIC)
+    assert picked_from(dump) == (3, LikelyReason.PANIC)
     # `signal: killed` is Go's wording of a fatal signal; a field named signal is not
-    assert _line(["exec: signal: killed"]) == (1, LikelyReason.SIGNAL)
-    assert _line(["signal: 0 handlers installed"]) == (1, LikelyReason.LAST_LINE)
+    assert picked_from(["exec: signal: killed"]) == (1, LikelyReason.SIGNAL)
+    assert picked_from(["signal: 0 handlers installed"]) == (1, LikelyReason.LAST_LINE)
     # logfmt's level: ERROR is an error line, INFO is not (its `error=` field notwithstanding)
-    assert _line(['time=2024-08-26T09:53:44Z level=ERROR msg="load failed"']) == (1, LikelyReason.ERROR_LINE)
+    assert picked_from(['time=2024-08-26T09:53:44Z level=ERROR msg="load failed"']) == (
+        1,
+        LikelyReason.ERROR_LINE,
+    )
     info = ['time=2024-08-26T09:53:44Z level=INFO msg="retrying" error="connection reset"', "done"]
-    assert _line(info) == (1, LikelyReason.QUIET_FAILURE)
+    assert picked_from(info) == (1, LikelyReason.QUIET_FAILURE)
     # a word that only starts with Error is no error line; `error: ` and `error[E0425]: ` are
-    assert _line(["Errors: 0, Warnings: 2", "ok"]) == (2, LikelyReason.LAST_LINE)
-    assert _line(["error[E0425]: cannot find value `x` in this scope"]) == (1, LikelyReason.ERROR_LINE)
+    assert picked_from(["Errors: 0, Warnings: 2", "ok"]) == (2, LikelyReason.LAST_LINE)
+    assert picked_from(["error[E0425]: cannot find value `x` in this scope"]) == (1, LikelyReason.ERROR_LINE)
     # a compiler's warning is not its error
-    assert _line(["foo.c:12:5: warning: unused variable 'x'", "done"]) == (2, LikelyReason.LAST_LINE)
+    assert picked_from(["foo.c:12:5: warning: unused variable 'x'", "done"]) == (2, LikelyReason.LAST_LINE)
     # an exception named outside a traceback stays the answer when the traceback below ends in another one
     summary = [
         "    KeyError('samples')",
@@ -123,7 +106,7 @@ def test_near_misses_of_the_seventh_round() -> None:
         '  File "x.py", line 1',
         "ValueError: x",
     ]
-    assert _line(summary) == (1, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(summary) == (1, LikelyReason.EXCEPTION_LINE)
     # … and when no traceback opens right below it
     late = [
         "    KeyError('samples')",
@@ -134,16 +117,16 @@ def test_near_misses_of_the_seventh_round() -> None:
         "Traceback (most recent call last):",
         "KeyError: 'samples'",
     ]
-    assert _line(late) == (1, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(late) == (1, LikelyReason.EXCEPTION_LINE)
     # the CI runner's epilogue yields to any failure in the step; an exit status that is a signal does not
     epilogue = ["##[error]Process completed with exit code 1.", "connection refused by registry"]
-    assert _line(epilogue) == (2, LikelyReason.FAILURE_LINE)
-    assert _line(["##[error]Process completed with exit code 1."]) == (1, LikelyReason.WRAPPER)
-    assert _line(["##[error]Process completed with exit code 137."]) == (1, LikelyReason.SIGNAL)
+    assert picked_from(epilogue) == (2, LikelyReason.FAILURE_LINE)
+    assert picked_from(["##[error]Process completed with exit code 1."]) == (1, LikelyReason.WRAPPER)
+    assert picked_from(["##[error]Process completed with exit code 137."]) == (1, LikelyReason.SIGNAL)
     # a failure logged at INFO yields to a line that reports one at a higher level, and to a wrapper
-    assert _line(["INF backend failed to load", "ERROR: disk full"]) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from(["INF backend failed to load", "ERROR: disk full"]) == (2, LikelyReason.ERROR_LINE)
     # a blank, escape-only, Markdown fence or rule line is not the last line printed
-    assert _line(["started", "\x1b[0m", "```", "-----", ""]) == (1, LikelyReason.LAST_LINE)
+    assert picked_from(["started", "\x1b[0m", "```", "-----", ""]) == (1, LikelyReason.LAST_LINE)
 
 
 def test_a_logs_stronger_answer_beats_another_logs_weaker_one() -> None:
