@@ -11,14 +11,13 @@ import pytest
 from forensics.rules.model import RuleSet
 from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 
-# Floors a little under today's figures. Train (with the four retired holdouts in it, after the eighth rules round)
-# 99.0 %, 0 false causes of 216, likely cause 100 % of 146; gpu 100 %. The holdout is the fifth blind collection (120
-# cases, audited blind against their sources, scored once with the pack of 141 rules, never studied): 76.5 % top-1,
-# 0 false causes of 35, likely cause 78.4 % of 51. A rule change that loses ground, or names a cause where there is
-# none, fails CI.
-MIN_TOP1 = {"train": 0.98, "holdout": 0.76, "gpu": 0.95}
+# Floors a little under today's figures. Train now holds the five retired holdouts; with the fifth (120 cases, scored
+# once at 76.5 % before it was retired) it reads 96.7 % top-1, 0 false causes of 251 and likely cause 94.4 % of 197,
+# until the ninth rules round. gpu 100 %. The holdout is the sixth blind collection (tests/corpus/holdout/SOURCES.md).
+# A rule change that loses ground, or names a cause where there is none, fails CI.
+MIN_TOP1 = {"train": 0.96, "holdout": 0.76, "gpu": 0.95}
 MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 0.0, "gpu": 0.0}
-MIN_LIKELY = {"holdout": 0.78, "train": 0.99}  # the likely cause on failures no rule explains
+MIN_LIKELY = {"holdout": 0.78, "train": 0.94}  # the likely cause on failures no rule explains
 
 
 @pytest.mark.parametrize("split", SPLITS)
