@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from forensics.rules.model import RuleSet
+from tests.support.catalogue import catalogue_tests
 from tests.support.rulebook import root_cause_of, write_log
-
-TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 
 # (rule that must answer, rendering, where it is quoted from)
 CATALOGUE = [
@@ -499,25 +498,11 @@ REAL_LOGS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("rule_id", "rendering", "source"), CATALOGUE, ids=[f"{r}:{s[:60]}" for r, _, s in CATALOGUE]
-)
-def test_the_family_rule_reads_each_catalogue_rendering(
-    rule_id: str, rendering: str, source: str, rule_pack: RuleSet, tmp_path: Path
-) -> None:
-    assert root_cause_of(write_log(tmp_path, [rendering]), rule_pack) == (rule_id, 1), source
-
-
-@pytest.mark.parametrize(("rule_id", "lines"), NEAR_MISSES)
-def test_look_alike_lines_are_not_that_cause(
-    rule_id: str, lines: list[str], rule_pack: RuleSet, tmp_path: Path
-) -> None:
-    assert root_cause_of(write_log(tmp_path, lines), rule_pack)[0] != rule_id
-
-
-@pytest.mark.parametrize(("name", "rule_id", "line"), REAL_LOGS, ids=[name for name, _, _ in REAL_LOGS])
-def test_the_rule_and_line_win_in_real_logs(name: str, rule_id: str, line: int, rule_pack: RuleSet) -> None:
-    assert root_cause_of(TRAIN / name, rule_pack) == (rule_id, line)
+(
+    test_the_family_rule_reads_each_catalogue_rendering,
+    test_look_alike_lines_are_not_that_cause,
+    test_the_rule_and_line_win_in_real_logs,
+) = catalogue_tests(CATALOGUE, NEAR_MISSES, REAL_LOGS)
 
 
 def test_tensorrt_llms_own_reason_outranks_the_backends_wrapper(rule_pack: RuleSet, tmp_path: Path) -> None:
