@@ -99,6 +99,17 @@ CATALOGUE = [
         " GPU=0 ; hostname=x ; expr=cublasCreate(&cublas_handle_);",
         "onnxruntime core/providers/cuda/cuda_call.cc (CudaCall), as a public repository quotes it",
     ),
+    # cuda-setup: the CUDA toolkit does not know the GPU's architecture (a JIT or source build)
+    (
+        "cuda.no-kernel-image",
+        "nvcc fatal   : Unsupported gpu architecture 'compute_120'",
+        "NVIDIA nvcc (a CUDA 12.4 toolkit asked for Blackwell; the spacing nvcc prints)",
+    ),
+    (
+        "cuda.no-kernel-image",
+        "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+        "Triton 3.5's bundled ptxas on a GB10 (triton-lang/triton#8539)",
+    ),
     # compile-failed
     (
         "triton.mlir-pass-failed",
@@ -236,6 +247,13 @@ NEAR_MISSES = [
         ],
     ),
     ("tvm.compile-failed", ["RuntimeError: JIT is disabled by MLC_JIT_POLICY=OFF"]),
+    (
+        "cuda.no-kernel-image",
+        [
+            "nvcc warning : The 'compute_35', 'compute_37', 'sm_35', and 'sm_37' architectures are deprecated, and may"
+            " be removed in a future release (Use -Wno-deprecated-gpu-targets to suppress warning).",
+        ],
+    ),
     # a quoted raise of the front-end error (a traceback's source line)
     ("triton.compile-failed", ["    raise IncompatibleTypeErrorImpl(type_a, type_b)"]),
 ]
@@ -325,3 +343,18 @@ def test_the_jit_compile_subprocess_error_is_the_earlier_line(rule_pack: RuleSet
         ],
     )
     assert root_cause_of(log, rule_pack) == ("tvm.compile-failed", 2)
+
+
+def test_a_toolkit_that_does_not_know_the_gpu_outranks_the_compile_error_it_causes(
+    rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    """Triton's PTXASError comes first and names no reason; ptxas's own line says the toolkit is too old for the GPU."""
+    log = write_log(
+        tmp_path,
+        [
+            "triton.runtime.errors.PTXASError: PTXAS error: Internal Triton PTX codegen error",
+            "`ptxas` stderr:",
+            "ptxas fatal   : Value 'sm_121a' is not defined for option 'gpu-name'",
+        ],
+    )
+    assert root_cause_of(log, rule_pack) == ("cuda.no-kernel-image", 3)
