@@ -150,6 +150,23 @@ CATALOGUE = [
         ],
         "golang/go runtime/signal_unix.go sighandler (ollama/ollama#2198)",
     ),
+    # model-config: a weights file that is not the whole file, in GGUF and PyTorch's zip format
+    (
+        "model.weights-unreadable",
+        "gguf_init_from_file_impl: invalid magic characters: 'vers', expected 'GGUF'",
+        "ggml-org/llama.cpp ggml/src/gguf.cpp (a Git LFS pointer in llama.cpp's own CI log)",
+    ),
+    (
+        "model.weights-unreadable",
+        "llama_model_load: error loading model: tensor 'blk.35.ffn_up.weight' data is not within the file bounds,"
+        " model is corrupted or incomplete",
+        "ggml-org/llama.cpp src/llama-model-loader.cpp (a cut GGUF download)",
+    ),
+    (
+        "model.weights-unreadable",
+        "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory",
+        "caffe2/serialize/inline_container.cc through torch.load (a cut checkpoint)",
+    ),
     # model-config: ONNX Runtime refusing the model
     (
         "model.onnx-model-rejected",
@@ -247,6 +264,8 @@ NEAR_MISSES = [
         ],
     ),
     ("tvm.compile-failed", ["RuntimeError: JIT is disabled by MLC_JIT_POLICY=OFF"]),
+    # any pickled file (a dataset, a fixture) that is an LFS pointer says this, not only weights
+    ("model.weights-unreadable", ["_pickle.UnpicklingError: invalid load key, 'v'."]),
     (
         "cuda.no-kernel-image",
         [
