@@ -45,6 +45,17 @@ CATALOGUE = [
         " size:3221291008, device_id:0[FUNC:Alloc][FILE:device_allocator.cc][LINE:72]",
         "GE's device_allocator.cc through vllm-omni's diffusion worker (PKU-YuanGroup/Helios#62)",
     ),
+    # gpu-oom: Intel GPUs and Gaudi
+    (
+        "cuda.out-of-memory",
+        "level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)",
+        "Intel's Unified Runtime under llama.cpp's SYCL backend (a public repository's measured OOM)",
+    ),
+    (
+        "cuda.out-of-memory",
+        "RuntimeError: [Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::939524096 (896)MB",
+        "Habana's PyTorch bridge on Gaudi (HabanaAI/vllm-fork calibration README)",
+    ),
     # gpu-oom: PyTorch's allocators
     (
         "torch.cuda-oom",
