@@ -150,6 +150,12 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "llama_new_context_with_model: llama_kv_cache_init() failed for self-attention cache",
         "llama.cpp llama.cpp (2024)",
     ),
+    (
+        "vllm.swap-space-too-large",
+        "(EngineCore_DP0 pid=88) ERROR 05-25 00:00:22 [core.py:708] ValueError: Too large swap space. 32.00 GiB out"
+        " of the 31.26 GiB total CPU memory is allocated for the swap space.",
+        "vllm config/cache.py CacheConfig.verify_with_parallel_config, EngineCore's prefix",
+    ),
     # max-model-len: the start-up check (vllm config/model.py _get_and_verify_max_len; sglang configs/model_config.py)
     (
         "vllm.max-model-len-too-large",
@@ -179,6 +185,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "(EngineCore_DP3 pid=412) ERROR 08-01 10:11:12 [core.py:700] RuntimeError: Did not receive response from"
         " front-end process within 5 minutes",
         "vllm v1/engine/core.py startup_handshake (HANDSHAKE_TIMEOUT_MINS)",
+    ),
+    (
+        "vllm.frontend-handshake-timeout",
+        "(ApiServer_0 pid=10466) TimeoutError: Timed out waiting for engines to send initial message on input socket.",
+        "vllm v1/engine/core_client.py MPClient (VLLM_ENGINE_READY_TIMEOUT_S), a multi-API-server start",
     ),
     (
         "vllm.cuda-graph-capture-failed",
@@ -229,6 +240,21 @@ NEAR_MISSES = [
             "llama_kv_cache: failed to allocate buffer for kv cache",
         ],
         id="llamacpp-cuda-oom-first-is-gpu-oom",
+    ),
+    pytest.param(
+        "vllm.swap-space-too-large",
+        [
+            "WARNING 05-25 00:00:22 config.py:405] Possibly too large swap space. 8.00 GiB out of the 15.40 GiB total"
+            " CPU memory is allocated for the swap space."
+        ],
+        id="vllm-swap-space-warning",
+    ),
+    pytest.param(
+        "vllm.frontend-handshake-timeout",
+        [
+            "(EngineCore_DP0 pid=4411) INFO 02-24 20:21:58 [core.py:644] Waiting for init message from front-end."
+        ],
+        id="vllm-handshake-waiting-info",
     ),
     pytest.param(
         "mlc.insufficient-gpu-memory",
