@@ -82,6 +82,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     ),
     (
         "sglang.not-enough-memory",
+        "RuntimeError: Not enought memory. Please try to increase --mem-fraction-static.",
+        "sglang srt model_runner.py init_memory_pool as of early 2024 (the typo)",
+    ),
+    (
+        "sglang.not-enough-memory",
         "[2025-09-12 03:14:15 TP0] Prefill out of memory. Try to lower your batch size.",
         "sglang srt/mem_cache/common.py alloc_for_extend (logger.error)",
     ),
