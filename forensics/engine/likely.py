@@ -238,6 +238,10 @@ _NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
     r"|Task exception was never retrieved|^Process [\w-]+:$"
+    # advice printed with an error, at its level (the Ascend runtime's `ERROR … Note: ASCEND_LAUNCH_BLOCKING=1 will
+    # force ops to run in synchronous mode`, pip's `note: This error originates from a subprocess`, TensorFlow's
+    # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
+    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
@@ -288,15 +292,19 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
-    r"|not running|no route to host|unreachable|connection reset|broken pipe)\b",
+    r"|not running|no route to host|unreachable|connection reset|broken pipe"
+    r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
 )
-# A verdict alone on its line, and a check's line that states a measured value against its limit (vllm-omni's
-# `SSIM: value=0.941089, threshold>=0.970000`, `error 0.3 (tolerance: 0.01)`, `got 12, expected: 10`).
+# A verdict alone on its line, and a check's line that states measured values against their limit (vllm-omni's
+# `SSIM: value=0.941089, threshold>=0.970000, …`, `SSIM: avg=0.929366, min=0.914918, threshold>=0.940000`,
+# `got 27.8, expected >= 30`): the values are the `name=number`s (or `got number`) before the limit.
 _BARE_VERDICT = LazyRegex(r"(?:FAILED|FAIL|FAILURE|Failed|Failure)[.!]*")
-_MEASURED_AGAINST_LIMIT = GatedRegex(
-    r"\b(?:threshold|tolerance|limit|expected)\s*(?:[<>]=?|==|=|:)\s*[-+]?\d", regex.IGNORECASE
+_NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_LIMIT = GatedRegex(
+    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", regex.IGNORECASE
 )
+_MEASURED = LazyRegex(rf"(?:\bgot\s+|\b[A-Za-z_]\w*\s*=\s*)(?P<value>{_NUMBER})\b")
 # A runner's echo of the command it is about to run (`Run command: [timeout --verbose 300 docker pull …]`): the words
 # in it are arguments, not a failure (`set -x`'s `+ echo '… does not match …'` is not one: it prints a message).
 _COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
@@ -794,14 +802,14 @@ class LikelyCausePicker:
 
 def _measured_check(verdict: _Candidate) -> _Candidate | None:
     """A bare verdict (`FAILED` alone on its line) concludes the checks printed right above it: the first of them that
-    states a measured value against its limit (`SSIM: value=0.94, threshold>=0.97`) says what failed."""
+    states measured values that miss its limit (`SSIM: value=0.94, threshold>=0.97`) says what failed."""
     if _BARE_VERDICT.fullmatch(_normalize(verdict.text).text.strip()) is None:
         return None
     block = list(verdict.before)
     while block and not all(says_something(line.text) for line in block):
         block = block[1 + next(i for i, line in enumerate(block) if not says_something(line.text)) :]
     for index, line in enumerate(block):
-        if _MEASURED_AGAINST_LIMIT.search(_normalize(line.text).text):
+        if _fails_its_limit(_normalize(line.text).text):
             after = [
                 *block[index + 1 :],
                 ExcerptLine(verdict.line, kept_text(verdict.text, EXCERPT_TEXT_LIMIT)),
@@ -810,6 +818,28 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
                 line.number, line.text, verdict.reason, False, block[:index], after[:EXCERPT_AFTER]
             )
     return None
+
+
+def _fails_its_limit(text: str) -> bool:
+    """A check's line whose measured values (`value=0.94`) do not meet the limit it states (`threshold>=0.97`)."""
+    limit = _LIMIT.search(text)
+    if limit is None:
+        return False
+    bound = float(limit["limit"])
+    operator = limit["operator"]
+    values = [float(match["value"]) for match in _MEASURED.finditer(text[: limit.start()])]
+    return any(not _meets(value, operator, bound) for value in values)
+
+
+def _meets(value: float, operator: str, bound: float) -> bool:
+    """`value operator bound` for a check's stated limit (`>=`, `<=`, `>`, `<`)."""
+    if operator == ">=":
+        return value >= bound
+    if operator == "<=":
+        return value <= bound
+    if operator == ">":
+        return value > bound
+    return value < bound
 
 
 def _is_message_line(text: str) -> bool:
