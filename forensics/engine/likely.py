@@ -212,7 +212,7 @@ _ERROR_PHRASE = GatedRegex(
     r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
     # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`),
     # also without the name (Go's wrapped error `error starting llama runner: llama runner process has terminated`)
-    r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,4}: \S"
+    r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,6}: \S"
     # pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`)
     r"|^× \S"
     # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
