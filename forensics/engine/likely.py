@@ -153,13 +153,14 @@ _EXCEPTION_ANYWHERE = GatedRegex(
     # Node's `AssertionError [ERR_ASSERTION]: …`; TensorFlow 1's session summary, first when the excerpt starts there
     # (`ResourceExhaustedError (see above for traceback): OOM when allocating …`)
     r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?: \(see above for traceback\))?(?:: \S| - \S|\(['\"])"
-    # the Ascend CANN runtime's error type and code (`Memory_Allocation_Failure(EL0004): Failed to allocate memory.`)
-    r"|(?:^|[\s\]])(?P<name>[A-Z][a-z]+(?:_[A-Z][a-z]+)+)\([A-Z]{2}\d{4}\): \S"
     # asyncio's `future: <Task finished … exception=AttributeError("'State' object has no attribute …")>`
     r"|\bexception=(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\("
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
+# The Ascend CANN runtime's error type and code (`Memory_Allocation_Failure(EL0004): Failed to allocate memory.`): an
+# exception named outside a traceback; searched only in a line holding `): ` (no literal of it gates a search).
+_CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
 # Errors from the transport under a library call: a chained, more specific exception says more
@@ -213,13 +214,14 @@ _ERROR_PHRASE = GatedRegex(
     # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`),
     # also without the name (Go's wrapped error `error starting llama runner: llama runner process has terminated`)
     r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,6}: \S"
-    # pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`)
-    r"|^× \S"
     # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
     r"|^\S.{0,300}?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?): (?:fatal )?error(?: [A-Z]+\d+)?: "
     # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level
     r"|\brpc error: code = \w+ desc = "
 )
+# pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`): an error
+# line; a prefix test, since a pattern holding `×` cannot be gated by its ASCII literals and would run on every line
+_DIAGNOSTIC_MARK = "× "
 # Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
 _TEST_RUNNER_FAILURE = GatedRegex(
     "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
@@ -497,6 +499,7 @@ class LikelyCausePicker:
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (
             _EXCEPTION_ANYWHERE.search(message)
+            or ("): " in message and _CODED_ERROR.search(message))
             or _FATAL_PHRASE.search(message)
             or (_PYTEST_LOCATION.match(message) and not self._restates(message))
             or _PYTEST_RECAP.match(
@@ -509,8 +512,10 @@ class LikelyCausePicker:
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif _TEST_RUNNER_FAILURE.search(shown.strip()):
             self._runner_marker(number, shown, message)
-        elif (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message)) or _ERROR_PHRASE.search(
-            message
+        elif (
+            (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
+            or _ERROR_PHRASE.search(message)
+            or message.startswith(_DIAGNOSTIC_MARK)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif _COMMAND_ECHO.match(message):
