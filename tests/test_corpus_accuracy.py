@@ -17,7 +17,7 @@ from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 # A rule change that loses ground, or names a cause where there is none, fails CI.
 MIN_TOP1 = {"train": 0.96, "holdout": 0.76, "gpu": 0.95}
 MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 0.0, "gpu": 0.0}
-MIN_LIKELY = {"holdout": 0.78, "train": 0.94}  # the likely cause on failures no rule explains
+MIN_LIKELY = {"holdout": 0.78, "train": 0.97}  # the likely cause on failures no rule explains (train 99.5 %)
 
 
 @pytest.mark.parametrize("split", SPLITS)

@@ -111,7 +111,11 @@ _REQUEST_DUMP = LazyRegex(r"^(?:[A-Z]+ /\S* HTTP/\d|[\w-]+: )")
 _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
 # A C/C++ assertion that failed: the process aborts on its own (glibc's `file.c:10: f: Assertion `x' failed.`,
 # llama.cpp's `GGML_ASSERT(x) failed`); the `Aborted` / `zsh: abort` that follows is its consequence.
-_NATIVE_ASSERT = GatedRegex(r"\bAssertion `.*' failed\.|\bGGML_ASSERT\(.*\) failed\b")
+_NATIVE_ASSERT = GatedRegex(
+    r"\bAssertion `.*' failed\.|\bGGML_ASSERT\(.*\) failed\b"
+    # glog's and TVM's CHECK: `file.cc:2650: Check failed: (x == 22) is false: …`, `F… file.cc:120] Check failed: r == 0`
+    r"|^Check failed: |\.(?:cc|cpp|cxx|c|h|hpp|cu):\d+:?\]? Check failed: "
+)
 _SIGNAL = AnyOf(  # only asked whether it matches
     r"""
       \bKilled\b(?!\s+(?:off|by\ the\ user))
@@ -130,7 +134,12 @@ _SIGNAL = AnyOf(  # only asked whether it matches
 # code 1`, GitLab's `Job failed: exit code 1`, Buildkite's `The command exited with status 1`). A wrapper that even
 # a line that only words a failure beats; a status that is a signal (137, 139, 134) is a fatal signal instead.
 _EPILOGUE = GatedRegex(
-    r"\b(?:Process completed with|Job failed:|The command exited with) (?:exit code|status) (?!13[479]\b)-?\d+",
+    r"\b(?:Process completed with|Job failed:|The command exited with) (?:exit code|status) (?!13[479]\b)-?\d+"
+    # a command's exit status as its runner reports it (docker's legacy builder `executor failed running [/bin/sh -c
+    # pip install …]: exit code: 1`, a retrying runner's `command failed after 1/3 attempt(s), exit code: 1`)
+    r"|\b(?:command|executor) failed\b.{0,300}\bexit code:? (?!13[479]\b)-?\d+$"
+    # Node's child_process (`execSync`): `Error: Command failed: <command>`, what the command printed is above it
+    r"|^Error: Command failed: ",
     regex.IGNORECASE,
 )
 _WRAPPER = GatedRegex(
@@ -141,12 +150,17 @@ _WRAPPER = GatedRegex(
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:^|[\s|:\]>(])(?P<name>(?:[A-Za-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception)|OutOfResources))"
-    r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?:: \S| - \S|\(['\"])"  # Node's `AssertionError [ERR_ASSERTION]: …`
+    # Node's `AssertionError [ERR_ASSERTION]: …`; TensorFlow 1's session summary, first when the excerpt starts there
+    # (`ResourceExhaustedError (see above for traceback): OOM when allocating …`)
+    r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?: \(see above for traceback\))?(?:: \S| - \S|\(['\"])"
     # asyncio's `future: <Task finished … exception=AttributeError("'State' object has no attribute …")>`
     r"|\bexception=(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\("
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
+# The Ascend CANN runtime's error type and code (`Memory_Allocation_Failure(EL0004): Failed to allocate memory.`): an
+# exception named outside a traceback; searched only in a line holding `): ` (no literal of it gates a search).
+_CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
 # Errors from the transport under a library call: a chained, more specific exception says more
@@ -180,6 +194,9 @@ CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may repla
 SUMMARY_WINDOW = (
     3  # lines below an exception named outside a traceback in which the traceback it sums up may open
 )
+INTRODUCED_WINDOW = (
+    3  # lines below a failure line ending in `:` in which what it introduces may follow (blanks between)
+)
 PANIC_VALUE_WINDOW = 8  # lines below a panic header (`panic recovered:`) in which its value may be printed
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
 _FATAL_PHRASE = GatedRegex(
@@ -194,13 +211,17 @@ _ERROR_PHRASE = GatedRegex(
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
     r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
-    # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`)
-    r"|^[\w.-]+: error(?: [a-z]+){1,4}: \S"
+    # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`),
+    # also without the name (Go's wrapped error `error starting llama runner: llama runner process has terminated`)
+    r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,6}: \S"
     # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
     r"|^\S.{0,300}?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?): (?:fatal )?error(?: [A-Z]+\d+)?: "
     # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level
     r"|\brpc error: code = \w+ desc = "
 )
+# pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`): an error
+# line; a prefix test, since a pattern holding `×` cannot be gated by its ASCII literals and would run on every line
+_DIAGNOSTIC_MARK = "× "
 # Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
 _TEST_RUNNER_FAILURE = GatedRegex(
     "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
@@ -219,6 +240,10 @@ _NOT_A_CAUSE = GatedRegex(
     r"CUDA kernel errors might be asynchronously reported|For debugging consider passing CUDA_LAUNCH_BLOCKING"
     r"|Compile with `TORCH_USE_CUDA_DSA`|Exception in (?:ASGI application|callback|thread|worker)"
     r"|Task exception was never retrieved|^Process [\w-]+:$"
+    # advice printed with an error, at its level (the Ascend runtime's `ERROR … Note: ASCEND_LAUNCH_BLOCKING=1 will
+    # force ops to run in synchronous mode`, pip's `note: This error originates from a subprocess`, TensorFlow's
+    # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
+    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
@@ -269,12 +294,26 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
-    r"|not running|no route to host|unreachable|connection reset|broken pipe)\b",
+    r"|not running|no route to host|unreachable|connection reset|broken pipe"
+    r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
 )
+# A verdict alone on its line, and a check's line that states measured values against their limit (vllm-omni's
+# `SSIM: value=0.941089, threshold>=0.970000, …`, `SSIM: avg=0.929366, min=0.914918, threshold>=0.940000`,
+# `got 27.8, expected >= 30`): the values are the `name=number`s (or `got number`) before the limit.
+_BARE_VERDICT = LazyRegex(r"(?:FAILED|FAIL|FAILURE|Failed|Failure)[.!]*")
+_NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_LIMIT = GatedRegex(
+    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", regex.IGNORECASE
+)
+_MEASURED = LazyRegex(rf"(?:\bgot\s+|\b[A-Za-z_]\w*\s*=\s*)(?P<value>{_NUMBER})\b")
+# A runner's echo of the command it is about to run (`Run command: [timeout --verbose 300 docker pull …]`): the words
+# in it are arguments, not a failure (`set -x`'s `+ echo '… does not match …'` is not one: it prints a message).
+_COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
 # A check that words what it found against what it expected (`Content does not match the expected result`): a
 # failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
 _MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", regex.IGNORECASE)
+_ERROR_WORD = GatedRegex(r"\b(?:[Ee]rror|ERROR)\b")
 _ERROR_LIKE = GatedRegex(
     r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
 )
@@ -312,6 +351,9 @@ class _Candidate:
     after: list[ExcerptLine] = field(default_factory=list)
     announces: bool = False  # an error line right above a traceback of its process: `logger.exception(msg)`
     quotes_output: bool = False  # it ends quoting a command's stderr, which goes on below it
+    introduces: bool = (
+        False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
+    )
 
 
 @dataclass
@@ -457,6 +499,7 @@ class LikelyCausePicker:
             self._event(number, shown, message, LikelyReason.SIGNAL)
         elif not quiet and (
             _EXCEPTION_ANYWHERE.search(message)
+            or ("): " in message and _CODED_ERROR.search(message))
             or _FATAL_PHRASE.search(message)
             or (_PYTEST_LOCATION.match(message) and not self._restates(message))
             or _PYTEST_RECAP.match(
@@ -469,17 +512,25 @@ class LikelyCausePicker:
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
         elif _TEST_RUNNER_FAILURE.search(shown.strip()):
             self._runner_marker(number, shown, message)
-        elif (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message)) or _ERROR_PHRASE.search(
-            message
+        elif (
+            (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
+            or _ERROR_PHRASE.search(message)
+            or message.startswith(_DIAGNOSTIC_MARK)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        elif _COMMAND_ECHO.match(message):
+            return  # a command about to run (`Run command: [timeout 300 docker pull …]`): its words are arguments
         elif normalized.level is not Level.INFO and (
             (_FAILURE_WORDS.search(message) and not _CODE.found(message))
             or (not quiet and _MISMATCH.search(message) and not _CODE.found(message))
             or _PYTEST_ERROR_HEADER.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
-        elif _FAILURE_WORDS.search(message) and not _CODE.found(message):
+        elif (
+            _FAILURE_WORDS.search(message)
+            or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
+        ) and not _CODE.found(message):
+            # a warning that reports an error (`WARNING huggingface_hub…:_http.py:446 HTTP Error 429 thrown while …`);
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
             self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
 
@@ -580,7 +631,8 @@ class LikelyCausePicker:
                 self._provisional = None
                 self._fatal = self._candidate(number, shown, reason, wrapper=False)
                 return
-            if not self._provisional.chained:
+            if not self._provisional.chained or self._provisional.name not in _GENERIC_EXCEPTIONS:
+                # a chain's first exception is its deepest: only a generic transport error yields to the next one
                 self._settle()
                 return
             if _exception_name(message) in _GENERIC_EXCEPTIONS:
@@ -665,12 +717,28 @@ class LikelyCausePicker:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
         kind = LikelyReason.WRAPPER if wrapper else reason
         quoting = next((c for c in self._fallback if c.quotes_output and c.line == number - 1), None)
+        introducing = next(
+            (
+                c
+                for c in self._fallback
+                if c.introduces
+                and c.reason is kind
+                and 0 < number - c.line <= INTRODUCED_WINDOW
+                and not any(line.text.strip() for line in c.after if line.number < number)  # right below it
+            ),
+            None,
+        )
         if quoting is not None and not wrapper:  # the failure the line above quotes: deeper than its report
             self._fallback.remove(quoting)
+        elif (
+            introducing is not None
+        ):  # `Failed to start, getting 404:` then what failed: the detail says more
+            self._fallback.remove(introducing)
         elif any(existing.reason is kind for existing in self._fallback):
             return
         candidate = self._candidate(number, shown, kind, wrapper=wrapper)
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
+        candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
         self._fallback.append(candidate)
 
     def _candidate(self, number: int, shown: str, reason: LikelyReason, *, wrapper: bool) -> _Candidate:
@@ -727,12 +795,56 @@ class LikelyCausePicker:
         chosen = chosen or self._last
         if chosen is None:
             return None
+        if chosen.reason is LikelyReason.FAILURE_LINE:
+            chosen = _measured_check(chosen) or chosen
         excerpt = (
             *chosen.before,
             ExcerptLine(chosen.line, kept_text(chosen.text, EXCERPT_TEXT_LIMIT)),
             *chosen.after,
         )
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
+
+
+def _measured_check(verdict: _Candidate) -> _Candidate | None:
+    """A bare verdict (`FAILED` alone on its line) concludes the checks printed right above it: the first of them that
+    states measured values that miss its limit (`SSIM: value=0.94, threshold>=0.97`) says what failed."""
+    if _BARE_VERDICT.fullmatch(_normalize(verdict.text).text.strip()) is None:
+        return None
+    block = list(verdict.before)
+    while block and not all(says_something(line.text) for line in block):
+        block = block[1 + next(i for i, line in enumerate(block) if not says_something(line.text)) :]
+    for index, line in enumerate(block):
+        if _fails_its_limit(_normalize(line.text).text):
+            after = [
+                *block[index + 1 :],
+                ExcerptLine(verdict.line, kept_text(verdict.text, EXCERPT_TEXT_LIMIT)),
+            ]
+            return _Candidate(
+                line.number, line.text, verdict.reason, False, block[:index], after[:EXCERPT_AFTER]
+            )
+    return None
+
+
+def _fails_its_limit(text: str) -> bool:
+    """A check's line whose measured values (`value=0.94`) do not meet the limit it states (`threshold>=0.97`)."""
+    limit = _LIMIT.search(text)
+    if limit is None:
+        return False
+    bound = float(limit["limit"])
+    operator = limit["operator"]
+    values = [float(match["value"]) for match in _MEASURED.finditer(text[: limit.start()])]
+    return any(not _meets(value, operator, bound) for value in values)
+
+
+def _meets(value: float, operator: str, bound: float) -> bool:
+    """`value operator bound` for a check's stated limit (`>=`, `<=`, `>`, `<`)."""
+    if operator == ">=":
+        return value >= bound
+    if operator == "<=":
+        return value <= bound
+    if operator == ">":
+        return value > bound
+    return value < bound
 
 
 def _is_message_line(text: str) -> bool:
@@ -801,6 +913,11 @@ _MORE_PREFIXES = LazyRegex(
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
     r"|-\s+[\w.]+\s+-\s+(?P<dashed>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+"  # logging's `… - name - LEVEL - msg`
+    # journald (`Dec 24 23:48:35 host ollama[3974]: `), Go's log package (`2023/12/24 23:48:35 llama.go:459: `)
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ [\w.@/-]+(?:\[\d+\])?: "
+    r"|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:[\w.-]+\.go:\d+: )?"
+    # the Ascend CANN runtime's `[PID: 5393] 2026-01-16-10:20:15.729.456 `, BuildKit's plain progress `#9 7.312 `
+    r"|\[PID: \d+\] \d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d+)* |\#\d+ \d+\.\d+ (?=\S)"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
