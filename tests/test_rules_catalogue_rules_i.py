@@ -215,6 +215,25 @@ CATALOGUE = [
         '##[error]The job was canceled because "build_3_9" failed.',
         "GitHub Actions matrix fail-fast annotation",
     ),
+    (
+        "machine.permission-denied",
+        [
+            "EnvironmentNotWritableError: The current user does not have write permissions to the target environment.",
+            "  environment location: /opt/conda",
+        ],
+        "conda conda/exceptions.py EnvironmentNotWritableError (conda >= 4.4)",
+    ),
+    (
+        "container.image-pull-failed",
+        "docker: Error response from daemon: image with reference registry.cn-chengdu.aliyuncs.com/gtkj/cce-web-im:test"
+        " was found but does not match the specified platform: wanted linux/amd64, actual: linux/arm64.",
+        "moby daemon/images/image.go (docker run of a local image of another platform)",
+    ),
+    (
+        "pytest.collection-error",
+        "ERROR: Failure: ImportError (No module named 'numpy.testing.decorators')",
+        "nose 1.x nose/failure.py (the stand-in test of a module it could not import)",
+    ),
 ]
 
 # (rule that must not answer, lines)
@@ -290,6 +309,14 @@ NEAR_MISSES = [
         "runner.cancelled",
         ["The job was canceled because the workflow was cancelled by a maintainer at 10:02"],
     ),
+    (
+        "container.image-pull-failed",
+        [
+            "WARNING: image with reference ubuntu was found but does not match the specified platform: wanted"
+            " linux/amd64, actual: linux/arm64/v8"
+        ],
+    ),
+    ("pytest.collection-error", ["test_failure_summary (tests.test_report.ReportTest) ... ok"]),
 ]
 
 # (train log, rule that wins, its line)
