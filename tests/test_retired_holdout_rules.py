@@ -31,7 +31,11 @@ REAL_LOGS = [
         3,
     ),
     # "No module named 'conftest'" is the test layout, not a missing package: the collection header answers
-    ("holdout-r1/test-setup/rpm-build-pytest-cannot-import-conftest.log", "pytest.collection-error", 11),
+    (
+        "holdout-r1/test-setup/rpm-build-pytest-cannot-import-conftest.log",
+        "pytest.test-layout-import-failed",
+        11,
+    ),
     # the conftest failure names what broke the whole session, above the "ERROR collecting" header
     (
         "holdout-r1/test-setup/azure-pipelines-conftest-import-failure.log",

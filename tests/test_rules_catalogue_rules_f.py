@@ -231,8 +231,8 @@ REAL_LOGS = [
     ("holdout-r4/runner-infrastructure/f-yadp-agent-went-offline-backticked.log", "runner.lost", 1),
     (
         "holdout-r4/test-setup/f-galaxy-ng-integration-cannot-import-uiclient.log",
-        "pytest.test-package-import-failed",
-        16,
+        "pytest.test-layout-import-failed",
+        8,
     ),
     ("holdout-r4/test-setup/f-pykale-conftest-import-path-mismatch.log", "pytest.import-path-mismatch", 7),
 ]

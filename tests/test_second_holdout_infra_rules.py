@@ -24,7 +24,11 @@ REAL_LOGS = [
         2,
     ),
     # "No module named 'tests'" is the project's own test package (the test layout), not a missing dependency
-    ("holdout-r2/test-setup/b-construct-pytest-no-module-named-tests.log", "pytest.collection-error", 1),
+    (
+        "holdout-r2/test-setup/b-construct-pytest-no-module-named-tests.log",
+        "pytest.test-layout-import-failed",
+        1,
+    ),
     # a setup error whose fixture traceback is cut away: the header is all there is
     (
         "holdout-r2/test-setup/vllm-omni-reliability-fixture-setup-error-actions-lines.log",
