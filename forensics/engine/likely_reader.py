@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from forensics.engine.likely import EXCERPT_BEFORE, LikelyCausePicker, LikelyLine, says_something
+from forensics.engine.likely import (
+    EXCERPT_BEFORE,
+    LikelyCausePicker,
+    LikelyLine,
+    compile_patterns,
+    says_something,
+)
 from forensics.engine.normalize import visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.model import ExcerptLine
@@ -48,6 +54,13 @@ def _candidate_pattern() -> Any:
 
             _candidates = re.compile(pattern)
     return _candidates
+
+
+def compile_for_workers() -> None:
+    """Compile what a re-read needs (the keyword pattern, the picker's patterns) before forking workers: each
+    inherits them instead of compiling its own."""
+    _candidate_pattern()
+    compile_patterns()
 
 
 def pick_likely_cause_in_blocks(

@@ -66,6 +66,12 @@ class RejectedLines:
             self._keys.clear()
         self._keys.add(key)
 
+    def compile(self) -> None:
+        """Build the digit finder now (otherwise built after `START_AFTER` turned-away lines): before forking
+        workers, so that each inherits it; lines are still remembered only from then on."""
+        if not self._built:
+            self._build()
+
     def _build(self) -> None:
         """A finder for the literals that hold a digit (a line holding one is never looked up by its key)."""
         with_digits = [

@@ -20,6 +20,7 @@ from forensics.engine.normalize import (
     MAYBE_ERROR,
     Level,
     NormalizedLine,
+    compile_for_many_lines,
     is_error_line,
     normalize_line,
     visible_line,
@@ -124,11 +125,15 @@ class CompiledRules:
         return self._rows[number][0]
 
     def compile_automata(self) -> None:
-        """Compile the pre-filter's automata now (they are otherwise compiled on first need): before forking
-        workers, so that each inherits them instead of compiling its own."""
+        """Compile the pre-filter's automata now (they are otherwise compiled on first need), the rejected lines'
+        digit finder and the normaliser's whole prefix alternation: before forking workers, so that each
+        inherits them instead of compiling its own."""
         if self.prefilter.pattern is not None:
             self.prefilter.pattern.finder()
         self.selector.compile()
+        if self.use_literals:
+            self.rejected.compile()
+        compile_for_many_lines()
 
     def gate(self, number: int) -> tuple[tuple[tuple[str, ...], bool], ...]:
         """Probe `number`'s literal sets as `possible` checks them (each with its case-insensitivity)."""
