@@ -114,6 +114,86 @@ CATALOGUE = [
         "socket.gaierror: [Errno -4] Non-recoverable failure in name resolution",
         "CPython socket.gaierror over glibc EAI_FAIL",
     ),
+    # connection-refused: the command-line clients' own renderings of ECONNREFUSED
+    (
+        "network.connection-refused",
+        "Connecting to localhost (localhost)|127.0.0.1|:8000... failed: Connection refused.",
+        "GNU wget src/connect.c",
+    ),
+    (
+        "network.connection-refused",
+        "nc: connect to localhost port 8000 (tcp) failed: Connection refused",
+        "OpenBSD netcat",
+    ),
+    (
+        "network.connection-refused",
+        "ssh: connect to host 10.0.0.5 port 22: Connection refused",
+        "OpenSSH ssh.c ssh_connect_direct",
+    ),
+    (
+        "network.connection-refused",
+        "wget: can't connect to remote host (127.0.0.1): Connection refused",
+        "BusyBox networking/wget.c",
+    ),
+    (
+        "network.connection-refused",
+        "System.Net.Http.HttpRequestException: Connection refused (localhost:8000)",
+        ".NET SocketsHttpHandler on Linux",
+    ),
+    # host-oom: ENOMEM's strerror in Go, C and torch, CPython's bare MemoryError
+    (
+        "machine.host-alloc-failed",
+        "Error: fork/exec /usr/bin/python3: cannot allocate memory",
+        "Go syscall.Errno(ENOMEM) through os/exec",
+    ),
+    (
+        "machine.host-alloc-failed",
+        "RuntimeError: unable to mmap 1073741824 bytes from file </torch_123_456_0>: Cannot allocate memory (12)",
+        "torch aten/src/ATen/MapAllocator.cpp",
+    ),
+    (
+        "machine.host-alloc-failed",
+        "MemoryError",
+        "CPython PyErr_NoMemory, the bare exception ending a traceback",
+    ),
+    # killed-by-signal: a container's exit status in docker ps
+    (
+        "process.signal-exit-status",
+        '3f2a1b0c9d8e   vllm/vllm-openai:latest   "vllm serve Qwen/Qwe…"   2 minutes ago   Exited (137) 5 seconds ago'
+        "             vllm",
+        "moby container/state.go State.String",
+    ),
+    # ray-died: Ray's exception catalogue (python/ray/exceptions.py)
+    (
+        "ray.node-died",
+        "ray.exceptions.LocalRayletDiedError: The task's local raylet died. Check raylet.out for more information.",
+        "ray python/ray/exceptions.py LocalRayletDiedError",
+    ),
+    (
+        "ray.node-died",
+        "All copies of 00ffffffffffffffffffffffffffffffffffffff0100000001e1f505 have been lost due to node failure."
+        " Check cluster logs (`/tmp/ray/session_latest/logs`) for more information about the failure.",
+        "ray python/ray/exceptions.py ObjectLostError",
+    ),
+    (
+        "ray.worker-died-system-error",
+        "The object's owner has exited. This is the Python worker that first created the ObjectRef via `.remote()` or"
+        " `ray.put()`.",
+        "ray python/ray/exceptions.py OwnerDiedError",
+    ),
+    # hub-access: a plain 404 on a Hub file URL
+    (
+        "hf.missing-file",
+        "requests.exceptions.HTTPError: 404 Client Error: Not Found for url:"
+        " https://huggingface.co/openai/whisper-tiny/resolve/main/preprocessor_config.json",
+        "requests models.py raise_for_status on a Hub file URL",
+    ),
+    (
+        "hf.missing-file",
+        "Error: request error: https://huggingface.co/BAAI/bge-small-en-v1.5/resolve/main/1_Pooling/config.json:"
+        " status code 404",
+        "huggingface/hf-hub (Rust) over ureq 2.x",
+    ),
     # port-in-use: Go's net.OpError through Docker
     (
         "network.address-in-use",
@@ -200,6 +280,25 @@ NEAR_MISSES = [
         ],
     ),
     ("machine.host-alloc-failed", ["INFO memory allocation of 4096 bytes succeeded after compaction"]),
+    (
+        "machine.host-alloc-failed",
+        ["ImportError: /lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block"],
+    ),
+    (
+        "machine.host-alloc-failed",
+        ["node01:123:456 [0] NCCL WARN Call to ibv_reg_mr failed with error Cannot allocate memory"],
+    ),
+    (
+        "process.signal-exit-status",
+        ['4a3b2c1d0e9f   nginx   "/docker-entrypoint.…"   2 minutes ago   Exited (143) 5 seconds ago'],
+    ),
+    ("network.connection-refused", ["Connecting to localhost (localhost)|127.0.0.1|:8000... connected."]),
+    (
+        "hf.missing-file",
+        [
+            "requests.exceptions.HTTPError: 404 Client Error: Not Found for url: https://huggingface.co/api/models/foo/bar"
+        ],
+    ),
 ]
 
 # (log under tests/corpus/train, rule that wins, its line)
