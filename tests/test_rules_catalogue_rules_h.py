@@ -184,9 +184,9 @@ CATALOGUE = [
     # hub-access: a plain 404 on a Hub file URL
     (
         "hf.missing-file",
-        "requests.exceptions.HTTPError: 404 Client Error: Not Found for url:"
-        " https://huggingface.co/openai/whisper-tiny/resolve/main/preprocessor_config.json",
-        "requests models.py raise_for_status on a Hub file URL",
+        "huggingface_hub.errors.HfHubHTTPError: Client error '404 Not Found' for url"
+        " 'https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/resolve/main/generation_config.json'",
+        "httpx _models.py raise_for_status inside huggingface_hub >= 1.0",
     ),
     (
         "hf.missing-file",
@@ -312,6 +312,8 @@ REAL_LOGS = [
         3,
     ),
     ("holdout-r5/hub-access/g-tt-inference-sdxl-entry-not-found.log", "hf.missing-file", 4),
+    # the chained requests 404 (line 12) is not named: the wrapper that says which file is missing is
+    ("huggingface/missing-file-config-json-autolabel-578.log", "hf.missing-file", 19),
     ("holdout-r5/hub-download/h-guidellm-ci-hf-429-retry.log", "hf.retried-request", 3),
     (
         "holdout-r5/server-not-ready/g-ray-llm-serve-correctness-timeouterror.log",
