@@ -21,7 +21,7 @@ from tests.support.rulebook import root_cause_of, write_log
 
 TRAIN = Path(__file__).resolve().parents[1] / "corpus" / "train"
 
-Catalogue = Sequence[tuple[str, str | list[str], str]]
+Catalogue = Sequence[tuple[str, str | Sequence[str], str]]
 RealLogs = Sequence[tuple[str, str, int | None]]
 
 
@@ -36,9 +36,9 @@ def catalogue_tests(
         ids=[f"{i}-{rule}" for i, (rule, _, _) in enumerate(catalogue)],
     )
     def reads_each_rendering(
-        rule_id: str, rendering: str | list[str], source: str, rule_pack: RuleSet, tmp_path: Path
+        rule_id: str, rendering: str | Sequence[str], source: str, rule_pack: RuleSet, tmp_path: Path
     ) -> None:
-        lines = [rendering] if isinstance(rendering, str) else rendering
+        lines = [rendering] if isinstance(rendering, str) else list(rendering)
         assert root_cause_of(write_log(tmp_path, lines), rule_pack) == (rule_id, 1), source
 
     @pytest.mark.parametrize(("rule_id", "lines"), near_misses)
