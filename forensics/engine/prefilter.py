@@ -12,9 +12,12 @@ import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from forensics.rules.literals import Literals
+
+if TYPE_CHECKING:
+    from forensics.engine.automata import AutomatonStore
 
 _RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
 
@@ -88,11 +91,14 @@ class Prefilter:
         plain_bytes: int = PLAIN_BYTES,
         hyperscan: bool = True,
         hyperscan_bytes: int = HYPERSCAN_BYTES,
+        store: AutomatonStore | None = None,
     ) -> Prefilter:
         """Combine the literals of every probe; one probe without literals turns the filter off. The automaton
         is compiled on first need: the first `plain_bytes` searched are checked literal by literal instead;
         past them RE2's automaton searches `hyperscan_bytes`, then Hyperscan's (`LiteralSearch.find`);
-        `hyperscan=False` keeps RE2's where Hyperscan is installed (the fallback, kept to check it)."""
+        `hyperscan=False` keeps RE2's where Hyperscan is installed (the fallback, kept to check it). With a
+        `store`, Hyperscan's database is read from it (compiled and saved there once) and searches from the
+        first byte past `plain_bytes`: no RE2 stage."""
         if not literal_sets or any(literals is None for literals in literal_sets):
             return cls(pattern=None)
         sensitive: set[bytes] = set()
@@ -107,6 +113,7 @@ class Prefilter:
             plain_bytes=plain_bytes,
             hyperscan=hyperscan,
             hyperscan_bytes=hyperscan_bytes,
+            store=store,
         )
         return cls(pattern=search)
 
@@ -136,7 +143,9 @@ class LiteralSearch:
     sign and `s` with `ſ`, so a non-ASCII line without a case-sensitive literal goes to the automaton).
 
     Once RE2 has searched `hyperscan_bytes` more, Hyperscan (where installed) takes over: the same lines, about
-    twice as fast per core (`_HyperscanFind`); `finder()` compiles it at once, before forking workers.
+    twice as fast per core (`_HyperscanFind`); `finder()` compiles it at once, before forking workers. With a
+    `store` (engine/automata.py) Hyperscan's database is read from disk instead of compiled, so it takes over
+    from the plain search directly: neither RE2's compile nor Hyperscan's grows a run's cost with the pack.
     """
 
     def __init__(
@@ -147,9 +156,11 @@ class LiteralSearch:
         plain_bytes: int,
         hyperscan: bool = True,
         hyperscan_bytes: int = HYPERSCAN_BYTES,
+        store: AutomatonStore | None = None,
     ) -> None:
         self._sensitive = sensitive
         self._hyperscan = hyperscan
+        self._store = store
         self._re2_left = hyperscan_bytes  # -1: no change of engine to come
         self._re2_block: bytes | None = None  # the block now being searched by RE2 (counted once)
         self._insensitive = insensitive
@@ -192,6 +203,8 @@ class LiteralSearch:
 
     def _finder_for(self, data: bytes, size: int) -> Callable[[bytes, int, int], int]:
         """RE2's `find` until it has searched `hyperscan_bytes` (a block counted once), then `finder()`'s."""
+        if self._store is not None and self._re2_left >= 0:
+            return self.finder()  # Hyperscan's stored database: cheaper to read than RE2's to compile
         if self._re2_left >= 0 and data is not self._re2_block:
             self._re2_left -= size
             self._re2_block = data  # held so that its id cannot be reused by another block
@@ -209,7 +222,9 @@ class LiteralSearch:
         if hyperscan is None:
             return None
         try:
-            return _HyperscanFind(hyperscan, self._sensitive, self._insensitive, self._automaton_find)
+            return _HyperscanFind(
+                hyperscan, self._sensitive, self._insensitive, self._automaton_find, self._store
+            )
         except hyperscan.error:  # pragma: no cover - every literal is a plain byte string it accepts
             return None
 
@@ -302,6 +317,7 @@ class _HyperscanFind:
         sensitive: set[bytes],
         insensitive: set[bytes],
         verify: Callable[[bytes, int, int], int],
+        store: AutomatonStore | None = None,
     ) -> None:
         expressions = [*sorted(sensitive), *sorted(insensitive)]
         flags = [0] * len(sensitive) + [hyperscan.HS_FLAG_CASELESS] * len(insensitive)
@@ -310,10 +326,14 @@ class _HyperscanFind:
         wide = [character for letter, character in _WIDE_FOLDS.items() if letter in folded]
         expressions += wide
         flags += [0] * len(wide)
-        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        database.compile(
-            expressions=expressions, ids=list(range(len(expressions))), flags=flags, literal=True
-        )
+        database = _stored_database(hyperscan, store, expressions, flags)
+        if database is None:
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            database.compile(
+                expressions=expressions, ids=list(range(len(expressions))), flags=flags, literal=True
+            )
+            if store is not None:
+                store.save(_database_key(hyperscan, expressions, flags), hyperscan.dumpb(database))
         self._lengths = tuple(map(len, expressions))
         self._scan = database.scan
         self._stopped = hyperscan.ScanTerminated
@@ -339,6 +359,30 @@ class _HyperscanFind:
                 return answer
             pos = line_end + 1
         return -1
+
+
+def _database_key(hyperscan: Any, expressions: Sequence[bytes], flags: Sequence[int]) -> str:
+    from forensics.engine.automata import database_key
+
+    return database_key(str(getattr(hyperscan, "__version__", "")), expressions, flags)
+
+
+def _stored_database(
+    hyperscan: Any, store: AutomatonStore | None, expressions: Sequence[bytes], flags: Sequence[int]
+) -> Any:
+    """The database for these literals read from `store`, or None (no store, not stored, or refused by this
+    Hyperscan: another version or CPU; the caller compiles it and stores it again)."""
+    if store is None:
+        return None
+    blob = store.load(_database_key(hyperscan, expressions, flags))
+    if blob is None:
+        return None
+    try:
+        database = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+        database.scratch = hyperscan.Scratch(database)  # compiling allocates one; reading one back does not
+    except hyperscan.error:
+        return None
+    return database
 
 
 def first_match_finder(pattern: _Searcher | LiteralSearch) -> Callable[[bytes, int, int], int]:

@@ -15,6 +15,7 @@ from typing import BinaryIO, overload
 
 import regex
 
+from forensics.engine.automata import AutomatonStore
 from forensics.engine.decode import utf8_stream
 from forensics.engine.normalize import (
     MAYBE_ERROR,
@@ -81,10 +82,12 @@ class CompiledRules:
         plain_bytes: int = PLAIN_BYTES,
         plain_lines: int = PLAIN_LINES,
         hyperscan: bool = True,
+        automata: AutomatonStore | None = None,
     ) -> None:
         """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
         `plain_bytes`/`plain_lines`: how much is searched literal by literal before the automata are compiled;
-        `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py)."""
+        `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py); `automata`:
+        where Hyperscan's compiled database is kept between runs (engine/automata.py; None compiles it)."""
         table = rules.rules if isinstance(rules, RuleSet) else ()
         if not isinstance(table, PackRules):
             table = PackRules(tuple(rules))
@@ -107,7 +110,9 @@ class CompiledRules:
         self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
         if not use_literals:
             literal_sets = [None] * len(literal_sets)
-        self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan)
+        self.prefilter = Prefilter.build(
+            literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan, store=automata
+        )
         self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
         self.rejected = RejectedLines(literal_sets, self.gate)
 

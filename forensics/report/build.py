@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from forensics.engine.automata import AutomatonStore
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive, open_regular
@@ -50,7 +51,8 @@ def analyze(
     alone is one input, not a sequence of characters).
     """
     options = options or AnalyzeOptions()
-    compiled = CompiledRules(rules, use_literals=options.use_literals)
+    # Hyperscan's database is read from the pack cache's folder (compiled there once per pack)
+    compiled = CompiledRules(rules, use_literals=options.use_literals, automata=AutomatonStore.default())
     problems: list[Problem] = list(fetched.problems) if fetched else []
     sourced: list[tuple[Input, FetchedFile | None]] = [
         *(_open_fetched(fetched.files, problems) if fetched else []),
