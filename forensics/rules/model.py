@@ -207,11 +207,11 @@ class PackRules(Sequence[Rule]):
     def __getitem__(self, index: int) -> Rule: ...
 
     @overload
-    def __getitem__(self, index: slice) -> tuple[Rule, ...]: ...
+    def __getitem__(self, index: slice) -> PackRules: ...
 
-    def __getitem__(self, index: int | slice) -> Rule | tuple[Rule, ...]:
-        if isinstance(index, slice):
-            return tuple(self[number] for number in range(*index.indices(len(self._entries))))
+    def __getitem__(self, index: int | slice) -> Rule | PackRules:
+        if isinstance(index, slice):  # still unbuilt: the first 50 rules of a pack build none of them
+            return PackRules(self._entries[index])
         entry = self._entries[index]
         return entry if isinstance(entry, Rule) else entry[0].rule(entry[1])
 
