@@ -188,6 +188,10 @@ class LiteralSearch:
             return "plain"
         return "re2" if _re2() is not None else "re"
 
+    def hyperscan_search(self) -> _HyperscanFind | None:
+        """The Hyperscan search in use, if the search has come to it (what `ProbeSelector` can reuse)."""
+        return self._find if isinstance(self._find, _HyperscanFind) else None
+
     def literals(self) -> tuple[bytes, ...]:
         """Every literal searched for: the case-sensitive ones, then the case-insensitive ones."""
         return (*sorted(self._sensitive), *sorted(self._insensitive))
@@ -301,6 +305,10 @@ def _first_match(ident: int, _start: int, end: int, _flags: int, found: list[tup
     return True  # stop the scan: only the first match is needed
 
 
+def _every_match(ident: int, _start: int, _end: int, _flags: int, found: set[int]) -> None:
+    found.add(ident)
+
+
 class _HyperscanFind:
     """`find(data, pos, endpos)` through Hyperscan (SIMD literal search, several times RE2's DFA on the
     benchmark's logs: benchmarks/bench_prefilter.py): where a literal of the first line in `data[pos:endpos]`
@@ -309,7 +317,7 @@ class _HyperscanFind:
     literals are folded as ASCII; a line holding a character RE2 would also fold onto one of their letters is
     answered by RE2 (`verify`), so the lines found are exactly RE2's."""
 
-    __slots__ = ("_lengths", "_scan", "_stopped", "_verify", "_verify_from")
+    __slots__ = ("_lengths", "_scan", "_stopped", "_verify", "_verify_from", "expressions", "sensitive_count")
 
     def __init__(
         self,
@@ -334,10 +342,20 @@ class _HyperscanFind:
             )
             if store is not None:
                 store.save(_database_key(hyperscan, expressions, flags), hyperscan.dumpb(database))
+        self.expressions = tuple(expressions[: self._verify_from])  # by id: the literals (not the wide folds)
+        self.sensitive_count = len(sensitive)  # ids below: case-sensitive literals
         self._lengths = tuple(map(len, expressions))
         self._scan = database.scan
         self._stopped = hyperscan.ScanTerminated
         self._verify = verify
+
+    def literals_in(self, line: bytes) -> set[int]:
+        """The ids (positions in `expressions`) of every literal `line` holds, Kelvin sign and long s aside: the
+        caller asks only of an ASCII line where a literal is case-insensitive."""
+        found: set[int] = set()
+        self._scan(line, match_event_handler=_every_match, context=found)
+        found.difference_update(range(self._verify_from, len(self._lengths)))
+        return found
 
     def __call__(self, data: bytes, pos: int, endpos: int) -> int:
         view = memoryview(data)
@@ -445,9 +463,20 @@ class ProbeSelector:
     With RE2, one `RE2::Set` call answers for every probe at once; it is compiled after `plain_lines` lines
     (or at the first line it must answer for that the plain way cannot: see `_plain_select`), and until then,
     or without RE2, each probe's literals are looked up with `in`. Probes without literals are always selected.
+    Once the pre-filter (`search`) searches with Hyperscan, its database answers instead, one scan of the line
+    for every literal at once (no Set to compile, a cost per line that does not grow with the pack), on every
+    line the plain way could answer (ASCII, or no case-insensitive literal); the Set answers the others.
     """
 
-    def __init__(self, literal_sets: Sequence[Literals | None], *, plain_lines: int = PLAIN_LINES) -> None:
+    def __init__(
+        self,
+        literal_sets: Sequence[Literals | None],
+        *,
+        plain_lines: int = PLAIN_LINES,
+        search: LiteralSearch | None = None,
+    ) -> None:
+        self._search = search
+        self._by_id: tuple[tuple[int, ...], ...] | None = None  # Hyperscan literal id -> its probes
         self.always = tuple(number for number, literals in enumerate(literal_sets) if literals is None)
         self._literal_sets = tuple(literal_sets)
         self._set_members: list[int] = []
@@ -491,6 +520,11 @@ class ProbeSelector:
 
     def select(self, text: str) -> list[int]:
         """Probe numbers, ascending, whose literals occur in the (normalised) line."""
+        hyperscan = self._search.hyperscan_search() if self._search is not None else None
+        if hyperscan is not None and (not self._by_literal[True] or (text.isascii() and self._ascii_folding)):
+            by_id = self._by_id if self._by_id is not None else self._ids_to_probes(hyperscan)
+            held = hyperscan.literals_in(text.encode("utf-8"))
+            return sorted({number for ident in held for number in by_id[ident]}.union(self.always))
         if self._set is None and self._plain_left >= 0:
             self._plain_left -= 1
             if self._plain_left < 0:
@@ -508,6 +542,18 @@ class ProbeSelector:
             selected.extend(self.always)
         selected.sort()
         return selected
+
+    def _ids_to_probes(self, hyperscan: _HyperscanFind) -> tuple[tuple[int, ...], ...]:
+        """Per literal id of the Hyperscan database, the probes needing that literal."""
+        by_id = []
+        for ident, expression in enumerate(hyperscan.expressions):
+            by_literal = self._by_literal[ident >= hyperscan.sensitive_count]
+            literal = expression.decode("utf-8")
+            by_id.append(
+                tuple(by_literal.get(literal.lower() if ident >= hyperscan.sensitive_count else literal, ()))
+            )
+        self._by_id = tuple(by_id)
+        return self._by_id
 
     def _plain_select(self, text: str) -> list[int] | None:
         """The probes whose literals `text` holds, looked up with `in`; None where only the Set answers exactly

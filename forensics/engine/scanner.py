@@ -113,7 +113,7 @@ class CompiledRules:
         self.prefilter = Prefilter.build(
             literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan, store=automata
         )
-        self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
+        self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines, search=self.prefilter.pattern)
         self.rejected = RejectedLines(literal_sets, self.gate)
 
     def kind_of(self, rule_index: int) -> RuleKind:
