@@ -75,7 +75,9 @@ def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]
     hyperscan_search = Prefilter.build(literal_sets, plain_bytes=0).pattern
     assert hyperscan_search is not None
     hyperscan_search.finder()
-    hyperscan_selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING, search=hyperscan_search)
+    hyperscan_selector = ProbeSelector(
+        literal_sets, plain_lines=EVERYTHING, search=hyperscan_search, hyperscan_lines=EVERYTHING
+    )
     compared = 0
     for data in logs:
         starts = _candidates(plain, data)
@@ -161,6 +163,12 @@ def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automa
     assert not selector.compiled
     assert selector.select("soc\u212aet timeout") == [1]  # Kelvin: the Set decides, as RE2 folds it
     assert selector.compiled
+    selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING, search=search, hyperscan_lines=2)
+    assert selector.select("Worker killed") == [0] and not selector.compiled
+    assert (
+        selector.select("worker KILLED, socket timeout") == [1] and selector.compiled
+    )  # its budget is spent
+    assert selector.select("Worker killed") == [0]
 
 
 def test_a_literal_search_compiles_the_automaton_once_past_its_byte_budget() -> None:

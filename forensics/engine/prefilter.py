@@ -70,6 +70,11 @@ class _Match(Protocol):
 # literal ~0.1-0.3 ms. A one-line log never compiles them; a big one does after its first few KiB.
 PLAIN_BYTES = 16 * 1024  # searched by `LiteralSearch` before the alternation is compiled
 PLAIN_LINES = 128  # lines given to `ProbeSelector.select` before the RE2 Set is compiled
+# Once the search is Hyperscan's, this many candidate lines are given to its database before the RE2 Set is compiled
+# instead: a Hyperscan scan of a short line costs a few microseconds more than one `Set` call, the Set's compile
+# ~20-60 ms (shipped pack to 500 rules), so a medium input never compiles the Set and a big one (which compiles it
+# before forking workers) keeps the faster call.
+HYPERSCAN_LINES = 4096
 # Past the plain way, RE2's alternation searches this much before Hyperscan's database is compiled: Hyperscan
 # searches ~2x faster (~1.1 ms a MiB less) but compiles the shipped pack's literals in ~15 ms more, so a medium
 # input keeps RE2 and never imports hyperscan. Before forking workers (a big input), Hyperscan is compiled at once.
@@ -463,9 +468,10 @@ class ProbeSelector:
     With RE2, one `RE2::Set` call answers for every probe at once; it is compiled after `plain_lines` lines
     (or at the first line it must answer for that the plain way cannot: see `_plain_select`), and until then,
     or without RE2, each probe's literals are looked up with `in`. Probes without literals are always selected.
-    Once the pre-filter (`search`) searches with Hyperscan, its database answers instead, one scan of the line
-    for every literal at once (no Set to compile, a cost per line that does not grow with the pack), on every
-    line the plain way could answer (ASCII, or no case-insensitive literal); the Set answers the others.
+    Once the pre-filter (`search`) searches with Hyperscan, its database answers instead for `hyperscan_lines`
+    lines, one scan of the line for every literal at once (no Set to compile, a cost per line that does not grow
+    with the pack), on every line the plain way could answer (ASCII, or no case-insensitive literal); the Set
+    answers the others, and every line once it is compiled.
     """
 
     def __init__(
@@ -474,8 +480,10 @@ class ProbeSelector:
         *,
         plain_lines: int = PLAIN_LINES,
         search: LiteralSearch | None = None,
+        hyperscan_lines: int = HYPERSCAN_LINES,
     ) -> None:
         self._search = search
+        self._hyperscan_left = hyperscan_lines
         self._by_id: tuple[tuple[int, ...], ...] | None = None  # Hyperscan literal id -> its probes
         self.always = tuple(number for number, literals in enumerate(literal_sets) if literals is None)
         self._literal_sets = tuple(literal_sets)
@@ -520,11 +528,17 @@ class ProbeSelector:
 
     def select(self, text: str) -> list[int]:
         """Probe numbers, ascending, whose literals occur in the (normalised) line."""
-        hyperscan = self._search.hyperscan_search() if self._search is not None else None
-        if hyperscan is not None and (not self._by_literal[True] or (text.isascii() and self._ascii_folding)):
-            by_id = self._by_id if self._by_id is not None else self._ids_to_probes(hyperscan)
-            held = hyperscan.literals_in(text.encode("utf-8"))
-            return sorted({number for ident in held for number in by_id[ident]}.union(self.always))
+        if self._set is None and self._hyperscan_left > 0 and self._search is not None:
+            hyperscan = self._search.hyperscan_search()
+            if hyperscan is not None and (
+                not self._by_literal[True] or (text.isascii() and self._ascii_folding)
+            ):
+                self._hyperscan_left -= 1
+                if self._hyperscan_left == 0:
+                    self.compile()  # the later lines: through the Set
+                by_id = self._by_id if self._by_id is not None else self._ids_to_probes(hyperscan)
+                held = hyperscan.literals_in(text.encode("utf-8"))
+                return sorted({number for ident in held for number in by_id[ident]}.union(self.always))
         if self._set is None and self._plain_left >= 0:
             self._plain_left -= 1
             if self._plain_left < 0:
