@@ -1,4 +1,4 @@
-"""Hyperscan's database kept between runs (engine/automata.py): read back, it finds exactly the lines the compiled
+"""Hyperscan's database kept between runs (rules/automata.py): read back, it finds exactly the lines the compiled
 one finds, on every real log of the training corpus; a damaged file is compiled again, never used; another set
 of literals is another entry; with a store, the plain search hands over to Hyperscan directly (no RE2 stage)."""
 
@@ -11,9 +11,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from forensics.engine.automata import MAX_ENTRIES, AutomatonStore, database_key
 from forensics.engine.prefilter import LiteralSearch, Prefilter, first_match_finder
 from forensics.engine.scanner import CompiledRules
+from forensics.rules.automata import MAX_ENTRIES, AutomatonStore, database_key
 from forensics.rules.literals import Literals
 from forensics.rules.model import RuleSet
 

@@ -135,7 +135,7 @@ def test_the_cli_leaves_the_objects_alive_at_exit_out_of_the_final_collections(o
 
 
 def test_a_one_line_analyze_neither_reads_nor_writes_a_compiled_pre_filter(one_line_log: Path) -> None:
-    """Hyperscan's database is kept between runs (engine/automata.py) but read only past the plain way's first
+    """Hyperscan's database is kept between runs (rules/automata.py) but read only past the plain way's first
     16 KiB: a one-line log checks its literals one by one and leaves the store alone (and hashlib unloaded)."""
     automata = Path(os.environ["XDG_CACHE_HOME"], "ci-forensics", "rules", "automata")
     assert loaded_after(["analyze", str(one_line_log)], ("hashlib", "hyperscan")).modules == []

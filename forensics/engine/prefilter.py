@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from forensics.rules.literals import Literals
 
 if TYPE_CHECKING:
-    from forensics.engine.automata import AutomatonStore
+    from forensics.rules.automata import AutomatonStore
 
 _RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
 
@@ -149,7 +149,7 @@ class LiteralSearch:
 
     Once RE2 has searched `hyperscan_bytes` more, Hyperscan (where installed) takes over: the same lines, about
     twice as fast per core (`_HyperscanFind`); `finder()` compiles it at once, before forking workers. With a
-    `store` (engine/automata.py) Hyperscan's database is read from disk instead of compiled, so it takes over
+    `store` (rules/automata.py) Hyperscan's database is read from disk instead of compiled, so it takes over
     from the plain search directly: neither RE2's compile nor Hyperscan's grows a run's cost with the pack.
     """
 
@@ -385,7 +385,7 @@ class _HyperscanFind:
 
 
 def _database_key(hyperscan: Any, expressions: Sequence[bytes], flags: Sequence[int]) -> str:
-    from forensics.engine.automata import database_key
+    from forensics.rules.automata import database_key
 
     return database_key(str(getattr(hyperscan, "__version__", "")), expressions, flags)
 

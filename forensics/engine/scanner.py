@@ -15,7 +15,6 @@ from typing import BinaryIO, overload
 
 import regex
 
-from forensics.engine.automata import AutomatonStore
 from forensics.engine.decode import utf8_stream
 from forensics.engine.normalize import (
     MAYBE_ERROR,
@@ -29,6 +28,7 @@ from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, Prob
 from forensics.engine.rejected import RejectedLines
 from forensics.errors import zip_read_errors
 from forensics.model import ExcerptLine, Problem, RuleKind
+from forensics.rules.automata import AutomatonStore
 from forensics.rules.literals import Literals
 from forensics.rules.model import PackRules, Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
@@ -87,7 +87,7 @@ class CompiledRules:
         """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
         `plain_bytes`/`plain_lines`: how much is searched literal by literal before the automata are compiled;
         `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py); `automata`:
-        where Hyperscan's compiled database is kept between runs (engine/automata.py; None compiles it)."""
+        where Hyperscan's compiled database is kept between runs (rules/automata.py; None compiles it)."""
         table = rules.rules if isinstance(rules, RuleSet) else ()
         if not isinstance(table, PackRules):
             table = PackRules(tuple(rules))

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from forensics.engine.automata import AutomatonStore
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import ResultsError
 from forensics.inputs.archive import ZipArchive, open_regular
@@ -19,6 +18,7 @@ from forensics.report.grouping import group_verdicts
 from forensics.report.identity import input_identity
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
+from forensics.rules.automata import AutomatonStore
 from forensics.rules.model import RuleSet
 from forensics.values import clean_text
 
