@@ -86,7 +86,7 @@ from forensics.rules.model import RuleSet
 zip_path, count, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 start = time.perf_counter()
 rules = load_rules([Path(extra)] if extra else [])
-rules = RuleSet(rules.rules[:count])
+rules = RuleSet(rules.rules[:count], rules.automata_folder)
 loaded = time.perf_counter()
 report = analyze([zip_path], rules=rules)
 done = time.perf_counter()

@@ -51,8 +51,9 @@ def analyze(
     alone is one input, not a sequence of characters).
     """
     options = options or AnalyzeOptions()
-    # Hyperscan's database is read from the pack cache's folder (compiled there once per pack)
-    compiled = CompiledRules(rules, use_literals=options.use_literals, automata=AutomatonStore.default())
+    # Hyperscan's database is read from beside the pack cache the rules came through (compiled there once per pack)
+    automata = AutomatonStore(rules.automata_folder) if rules.automata_folder is not None else None
+    compiled = CompiledRules(rules, use_literals=options.use_literals, automata=automata)
     problems: list[Problem] = list(fetched.problems) if fetched else []
     sourced: list[tuple[Input, FetchedFile | None]] = [
         *(_open_fetched(fetched.files, problems) if fetched else []),

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, overload
 
 import regex
@@ -281,9 +282,12 @@ class PackRules(Sequence[Rule]):
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """The rules of one run, in load order, with where each came from: a tuple, or the `PackRules` of a cached
-    pack (built one by one when read)."""
+    pack (built one by one when read). `automata_folder`: where the pre-filter's compiled database is kept
+    between runs (rules/automata.py), beside the pack cache the rules came through; None keeps nothing (a pack
+    loaded without the cache: `rules test`, `rules lint`, the test suite's shared loads)."""
 
     rules: Sequence[Rule]
+    automata_folder: Path | None = field(default=None, compare=False)
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
