@@ -86,7 +86,7 @@ from forensics.rules.model import RuleSet
 zip_path, count, extra = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 start = time.perf_counter()
 rules = load_rules([Path(extra)] if extra else [])
-rules = RuleSet(rules.rules[:count])
+rules = RuleSet(rules.rules[:count], rules.automata_folder)
 loaded = time.perf_counter()
 report = analyze([zip_path], rules=rules)
 done = time.perf_counter()
@@ -403,19 +403,31 @@ class Bench:
             f"failing tests; report: {report['headline']}; {len(report['problems'])} problem(s))"
         )
 
-    def rules_case(self, artifact: Artifact, count: int, extra: Path | None) -> None:
-        """One in-process rule-count run (first `count` rules of the pack plus `extra`)."""
-        name = f"analyze in-process, {count} rules"
+    def rules_case(
+        self, artifact: Artifact, count: int, extra: Path | None, *, cold: bool = False, timed: bool = True
+    ) -> None:
+        """One in-process rule-count run (first `count` rules of the pack plus `extra`): with the pack cache (and
+        the pre-filter's stored database) of the earlier runs, or `cold`, in an empty cache folder; a run not
+        `timed` only fills the cache."""
+        name = rules_case_name(count, cold=cold)
         target = self.measurement(name, artifact)
         if target.error:
             return
         output = self.work / "rules-child.json"
         argv = [sys.executable, "-c", RULES_CHILD, str(artifact.path), str(count), str(extra or "")]
+        cache_home = self.work / (f"xdg-rules-cold-{count}-{len(target.samples)}" if cold else "xdg-rules")
         try:
-            sample = run_measured(argv, stdout_path=output, timeout=self.options.timeout)
+            sample = run_measured(
+                argv,
+                stdout_path=output,
+                timeout=self.options.timeout,
+                env={**os.environ, "XDG_CACHE_HOME": str(cache_home)},
+            )
         except ChildFailedError as err:
             target.error = str(err)
             print(f"  {name}: FAILED: {err}", flush=True)
+            return
+        if not timed:
             return
         target.samples.append(sample)
         child = json.loads(output.read_text())
@@ -426,6 +438,11 @@ class Bench:
             f"{child['rules']} rules, explained {child['explained']}/{child['failing']})",
             flush=True,
         )
+
+
+def rules_case_name(count: int, *, cold: bool = False) -> str:
+    """The measurement's name for one rule count (warm: the pack cache filled by an earlier run)."""
+    return f"analyze in-process, {count} rules" + (" (pack cache cold)" if cold else "")
 
 
 def note_stderr(target: Measurement, sample: Sample) -> None:
@@ -617,8 +634,8 @@ def checks(
         )
     if rules_artifact is not None:
         counts = sorted(bench.options.rule_counts)
-        few = find(bench, f"analyze in-process, {counts[0]} rules", rules_artifact)
-        many = find(bench, f"analyze in-process, {counts[-1]} rules", rules_artifact)
+        few = find(bench, rules_case_name(counts[0]), rules_artifact)
+        many = find(bench, rules_case_name(counts[-1]), rules_artifact)
         value = ratio(many, few)
         results.append(
             Check(
@@ -626,8 +643,21 @@ def checks(
                 value,
                 f"< {TARGET_RULES_RATIO}",
                 judge(value, TARGET_RULES_RATIO, strict=True),
+                "pack cache warm (every run after the first with the same rules)",
             )
         )
+        few_cold = find(bench, rules_case_name(counts[0], cold=True), rules_artifact)
+        many_cold = find(bench, rules_case_name(counts[-1], cold=True), rules_artifact)
+        if few_cold is not None and many_cold is not None:
+            results.append(
+                Check(
+                    f"time {counts[-1]} rules / {counts[0]} rules, pack cache cold, {artifact_label(rules_artifact)}",
+                    ratio(many_cold, few_cold),
+                    INFORMATION,
+                    None,
+                    "the first run after a pack is edited: every rule file validated, its patterns compiled",
+                )
+            )
     return results
 
 
@@ -1026,10 +1056,17 @@ def measure_rule_scaling(bench: Bench, rules_artifact: Artifact, shipped_count: 
     bench.notes.append(
         f"rule counts: {options.rule_counts[0]} = the first {options.rule_counts[0]} shipped rules; "
         f"{options.rule_counts[-1]} = the {shipped_count} shipped + {count_extra} synthetic rules "
-        "(benchmarks/synthetic_rules.py); both in-process in a fresh interpreter, timed end to end"
+        "(benchmarks/synthetic_rules.py); both in-process in a fresh interpreter, timed end to end; the pack "
+        "cache in the benchmark's own folder: warm = filled by an untimed run of the same count first (as every "
+        "run after the first with the same rules), cold = an empty folder (the first run after an edit: every "
+        "rule validated)"
     )
     print(f"rule scaling on {artifact_label(rules_artifact)}", flush=True)
     warm(rules_artifact.path)
+    for count in options.rule_counts:
+        folder = extra if count > shipped_count else None
+        bench.rules_case(rules_artifact, count, folder, cold=True)  # an empty cache: every rule validated
+        bench.rules_case(rules_artifact, count, folder, timed=False)  # fills the warm rows' cache
     for _ in range(options.repeat):
         for count in options.rule_counts:
             bench.rules_case(rules_artifact, count, extra if count > shipped_count else None)

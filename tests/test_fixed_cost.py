@@ -9,6 +9,7 @@ would only fail on a quiet machine (docs/performance.md has the figures and how 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,12 @@ def test_the_cli_leaves_the_objects_alive_at_exit_out_of_the_final_collections(o
     assert frozen > 10_000
     document = json.loads(one_line_log.with_suffix(".json").read_text())
     assert [test["root_cause"]["rule"] for test in document["tests"]] == ["torch.cuda-oom"]
+
+
+def test_a_one_line_analyze_neither_reads_nor_writes_a_compiled_pre_filter(one_line_log: Path) -> None:
+    """Hyperscan's database is kept between runs (rules/automata.py) but read only past the plain way's first
+    16 KiB: a one-line log checks its literals one by one and leaves the store alone (and hashlib unloaded)."""
+    automata = Path(os.environ["XDG_CACHE_HOME"], "ci-forensics", "rules", "automata")
+    assert loaded_after(["analyze", str(one_line_log)], ("hashlib", "hyperscan")).modules == []
+    assert (automata.parent / "").is_dir()  # the pack cache is there, the store is not
+    assert not automata.exists()

@@ -72,6 +72,12 @@ def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]
     re2_find, hyperscan_find = _finders(literal_sets)
     plain_selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING)
     set_selector = ProbeSelector(literal_sets, plain_lines=0)
+    hyperscan_search = Prefilter.build(literal_sets, plain_bytes=0).pattern
+    assert hyperscan_search is not None
+    hyperscan_search.finder()
+    hyperscan_selector = ProbeSelector(
+        literal_sets, plain_lines=EVERYTHING, search=hyperscan_search, hyperscan_lines=EVERYTHING
+    )
     compared = 0
     for data in logs:
         starts = _candidates(plain, data)
@@ -81,6 +87,7 @@ def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]
             end = data.find(b"\n", start)
             shown = visible_line(data[start : len(data) if end < 0 else end].decode("utf-8", "replace"))
             assert plain_selector.select(shown) == set_selector.select(shown), shown
+            assert hyperscan_selector.select(shown) == set_selector.select(shown), shown
             compared += 1
     assert automaton.compiled
     # the plain way stays plain unless a case-insensitive literal met a non-ASCII line (RE2's folding decides it)
@@ -144,6 +151,24 @@ def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automa
     assert not selector.compiled
     assert selector.select("socket timeout \u2026") == [1]
     assert selector.compiled  # the Set answers for a non-ASCII line once a literal is case-insensitive
+
+    # Once the pre-filter searches with Hyperscan, its database selects the probes of an ASCII line (no Set)
+    search = Prefilter.build(literal_sets, plain_bytes=0).pattern
+    assert search is not None
+    search.finder()
+    assert search.hyperscan_search() is not None
+    selector = ProbeSelector(literal_sets, plain_lines=0, search=search)
+    assert selector.select("a SOCKET timeout and a Disk quota, Worker killed") == [0, 1, 2]
+    assert selector.select("nothing") == []
+    assert not selector.compiled
+    assert selector.select("soc\u212aet timeout") == [1]  # Kelvin: the Set decides, as RE2 folds it
+    assert selector.compiled
+    selector = ProbeSelector(literal_sets, plain_lines=EVERYTHING, search=search, hyperscan_lines=2)
+    assert selector.select("Worker killed") == [0] and not selector.compiled
+    assert (
+        selector.select("worker KILLED, socket timeout") == [1] and selector.compiled
+    )  # its budget is spent
+    assert selector.select("Worker killed") == [0]
 
 
 def test_a_literal_search_compiles_the_automaton_once_past_its_byte_budget() -> None:

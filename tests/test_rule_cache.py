@@ -112,6 +112,21 @@ def test_a_hit_builds_only_the_rules_whose_literal_a_line_holds(tmp_path: Path) 
     assert [table.is_built(n) for n in range(len(table))] == [False, True]
 
 
+def test_a_slice_of_a_cached_pack_builds_none_of_its_rules(tmp_path: Path) -> None:
+    """`rules.rules[:n]` (the first n rules, as the benchmark's rule-count runs take them) stays unbuilt: slicing
+    a pack of 500 rules must not parse 500 rules' lines."""
+    cache = PackCache(tmp_path / "cache")
+    folder = _pack(tmp_path / "rules")
+    _load(folder, cache)
+    table = _load(folder, cache).rules
+    assert isinstance(table, PackRules)
+    first = table[:1]
+    assert isinstance(first, PackRules) and len(first) == 1 and first.rule_id(0) == "x.disk-full"
+    assert not any(table.is_built(n) for n in range(len(table)))
+    assert table[1:] == (table[1],) and table[::-1] == (table[1], table[0])  # equal to the tuple of its rules
+    assert [table.is_built(n) for n in range(len(table))] == [True, True]
+
+
 def test_a_damaged_rule_line_is_read_from_the_rule_files_when_the_rule_is_needed(tmp_path: Path) -> None:
     """A rule's line is parsed only when the rule is read: damage there surfaces then, and the pack is
     validated again from its files instead of failing."""

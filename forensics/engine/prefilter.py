@@ -12,9 +12,12 @@ import contextlib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from forensics.rules.literals import Literals
+
+if TYPE_CHECKING:
+    from forensics.rules.automata import AutomatonStore
 
 _RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
 
@@ -67,6 +70,11 @@ class _Match(Protocol):
 # literal ~0.1-0.3 ms. A one-line log never compiles them; a big one does after its first few KiB.
 PLAIN_BYTES = 16 * 1024  # searched by `LiteralSearch` before the alternation is compiled
 PLAIN_LINES = 128  # lines given to `ProbeSelector.select` before the RE2 Set is compiled
+# Once the search is Hyperscan's, this many candidate lines are given to its database before the RE2 Set is compiled
+# instead: a Hyperscan scan of a short line costs a few microseconds more than one `Set` call, the Set's compile
+# ~20-60 ms (shipped pack to 500 rules), so a medium input never compiles the Set and a big one (which compiles it
+# before forking workers) keeps the faster call.
+HYPERSCAN_LINES = 4096
 # Past the plain way, RE2's alternation searches this much before Hyperscan's database is compiled: Hyperscan
 # searches ~2x faster (~1.1 ms a MiB less) but compiles the shipped pack's literals in ~15 ms more, so a medium
 # input keeps RE2 and never imports hyperscan. Before forking workers (a big input), Hyperscan is compiled at once.
@@ -88,11 +96,14 @@ class Prefilter:
         plain_bytes: int = PLAIN_BYTES,
         hyperscan: bool = True,
         hyperscan_bytes: int = HYPERSCAN_BYTES,
+        store: AutomatonStore | None = None,
     ) -> Prefilter:
         """Combine the literals of every probe; one probe without literals turns the filter off. The automaton
         is compiled on first need: the first `plain_bytes` searched are checked literal by literal instead;
         past them RE2's automaton searches `hyperscan_bytes`, then Hyperscan's (`LiteralSearch.find`);
-        `hyperscan=False` keeps RE2's where Hyperscan is installed (the fallback, kept to check it)."""
+        `hyperscan=False` keeps RE2's where Hyperscan is installed (the fallback, kept to check it). With a
+        `store`, Hyperscan's database is read from it (compiled and saved there once) and searches from the
+        first byte past `plain_bytes`: no RE2 stage."""
         if not literal_sets or any(literals is None for literals in literal_sets):
             return cls(pattern=None)
         sensitive: set[bytes] = set()
@@ -107,6 +118,7 @@ class Prefilter:
             plain_bytes=plain_bytes,
             hyperscan=hyperscan,
             hyperscan_bytes=hyperscan_bytes,
+            store=store,
         )
         return cls(pattern=search)
 
@@ -136,7 +148,9 @@ class LiteralSearch:
     sign and `s` with `ſ`, so a non-ASCII line without a case-sensitive literal goes to the automaton).
 
     Once RE2 has searched `hyperscan_bytes` more, Hyperscan (where installed) takes over: the same lines, about
-    twice as fast per core (`_HyperscanFind`); `finder()` compiles it at once, before forking workers.
+    twice as fast per core (`_HyperscanFind`); `finder()` compiles it at once, before forking workers. With a
+    `store` (rules/automata.py) Hyperscan's database is read from disk instead of compiled, so it takes over
+    from the plain search directly: neither RE2's compile nor Hyperscan's grows a run's cost with the pack.
     """
 
     def __init__(
@@ -147,9 +161,11 @@ class LiteralSearch:
         plain_bytes: int,
         hyperscan: bool = True,
         hyperscan_bytes: int = HYPERSCAN_BYTES,
+        store: AutomatonStore | None = None,
     ) -> None:
         self._sensitive = sensitive
         self._hyperscan = hyperscan
+        self._store = store
         self._re2_left = hyperscan_bytes  # -1: no change of engine to come
         self._re2_block: bytes | None = None  # the block now being searched by RE2 (counted once)
         self._insensitive = insensitive
@@ -177,6 +193,10 @@ class LiteralSearch:
             return "plain"
         return "re2" if _re2() is not None else "re"
 
+    def hyperscan_search(self) -> _HyperscanFind | None:
+        """The Hyperscan search in use, if the search has come to it (what `ProbeSelector` can reuse)."""
+        return self._find if isinstance(self._find, _HyperscanFind) else None
+
     def literals(self) -> tuple[bytes, ...]:
         """Every literal searched for: the case-sensitive ones, then the case-insensitive ones."""
         return (*sorted(self._sensitive), *sorted(self._insensitive))
@@ -192,6 +212,8 @@ class LiteralSearch:
 
     def _finder_for(self, data: bytes, size: int) -> Callable[[bytes, int, int], int]:
         """RE2's `find` until it has searched `hyperscan_bytes` (a block counted once), then `finder()`'s."""
+        if self._store is not None and self._re2_left >= 0:
+            return self.finder()  # Hyperscan's stored database: cheaper to read than RE2's to compile
         if self._re2_left >= 0 and data is not self._re2_block:
             self._re2_left -= size
             self._re2_block = data  # held so that its id cannot be reused by another block
@@ -209,7 +231,9 @@ class LiteralSearch:
         if hyperscan is None:
             return None
         try:
-            return _HyperscanFind(hyperscan, self._sensitive, self._insensitive, self._automaton_find)
+            return _HyperscanFind(
+                hyperscan, self._sensitive, self._insensitive, self._automaton_find, self._store
+            )
         except hyperscan.error:  # pragma: no cover - every literal is a plain byte string it accepts
             return None
 
@@ -286,6 +310,10 @@ def _first_match(ident: int, _start: int, end: int, _flags: int, found: list[tup
     return True  # stop the scan: only the first match is needed
 
 
+def _every_match(ident: int, _start: int, _end: int, _flags: int, found: set[int]) -> None:
+    found.add(ident)
+
+
 class _HyperscanFind:
     """`find(data, pos, endpos)` through Hyperscan (SIMD literal search, several times RE2's DFA on the
     benchmark's logs: benchmarks/bench_prefilter.py): where a literal of the first line in `data[pos:endpos]`
@@ -294,7 +322,7 @@ class _HyperscanFind:
     literals are folded as ASCII; a line holding a character RE2 would also fold onto one of their letters is
     answered by RE2 (`verify`), so the lines found are exactly RE2's."""
 
-    __slots__ = ("_lengths", "_scan", "_stopped", "_verify", "_verify_from")
+    __slots__ = ("_lengths", "_scan", "_stopped", "_verify", "_verify_from", "expressions", "sensitive_count")
 
     def __init__(
         self,
@@ -302,6 +330,7 @@ class _HyperscanFind:
         sensitive: set[bytes],
         insensitive: set[bytes],
         verify: Callable[[bytes, int, int], int],
+        store: AutomatonStore | None = None,
     ) -> None:
         expressions = [*sorted(sensitive), *sorted(insensitive)]
         flags = [0] * len(sensitive) + [hyperscan.HS_FLAG_CASELESS] * len(insensitive)
@@ -310,14 +339,28 @@ class _HyperscanFind:
         wide = [character for letter, character in _WIDE_FOLDS.items() if letter in folded]
         expressions += wide
         flags += [0] * len(wide)
-        database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        database.compile(
-            expressions=expressions, ids=list(range(len(expressions))), flags=flags, literal=True
-        )
+        database = _stored_database(hyperscan, store, expressions, flags)
+        if database is None:
+            database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+            database.compile(
+                expressions=expressions, ids=list(range(len(expressions))), flags=flags, literal=True
+            )
+            if store is not None:
+                store.save(_database_key(hyperscan, expressions, flags), hyperscan.dumpb(database))
+        self.expressions = tuple(expressions[: self._verify_from])  # by id: the literals (not the wide folds)
+        self.sensitive_count = len(sensitive)  # ids below: case-sensitive literals
         self._lengths = tuple(map(len, expressions))
         self._scan = database.scan
         self._stopped = hyperscan.ScanTerminated
         self._verify = verify
+
+    def literals_in(self, line: bytes) -> set[int]:
+        """The ids (positions in `expressions`) of every literal `line` holds, Kelvin sign and long s aside: the
+        caller asks only of an ASCII line where a literal is case-insensitive."""
+        found: set[int] = set()
+        self._scan(line, match_event_handler=_every_match, context=found)
+        found.difference_update(range(self._verify_from, len(self._lengths)))
+        return found
 
     def __call__(self, data: bytes, pos: int, endpos: int) -> int:
         view = memoryview(data)
@@ -339,6 +382,30 @@ class _HyperscanFind:
                 return answer
             pos = line_end + 1
         return -1
+
+
+def _database_key(hyperscan: Any, expressions: Sequence[bytes], flags: Sequence[int]) -> str:
+    from forensics.rules.automata import database_key
+
+    return database_key(str(getattr(hyperscan, "__version__", "")), expressions, flags)
+
+
+def _stored_database(
+    hyperscan: Any, store: AutomatonStore | None, expressions: Sequence[bytes], flags: Sequence[int]
+) -> Any:
+    """The database for these literals read from `store`, or None (no store, not stored, or refused by this
+    Hyperscan: another version or CPU; the caller compiles it and stores it again)."""
+    if store is None:
+        return None
+    blob = store.load(_database_key(hyperscan, expressions, flags))
+    if blob is None:
+        return None
+    try:
+        database = hyperscan.loadb(blob, hyperscan.HS_MODE_BLOCK)
+        database.scratch = hyperscan.Scratch(database)  # compiling allocates one; reading one back does not
+    except hyperscan.error:
+        return None
+    return database
 
 
 def first_match_finder(pattern: _Searcher | LiteralSearch) -> Callable[[bytes, int, int], int]:
@@ -401,9 +468,23 @@ class ProbeSelector:
     With RE2, one `RE2::Set` call answers for every probe at once; it is compiled after `plain_lines` lines
     (or at the first line it must answer for that the plain way cannot: see `_plain_select`), and until then,
     or without RE2, each probe's literals are looked up with `in`. Probes without literals are always selected.
+    Once the pre-filter (`search`) searches with Hyperscan, its database answers instead for `hyperscan_lines`
+    lines, one scan of the line for every literal at once (no Set to compile, a cost per line that does not grow
+    with the pack), on every line the plain way could answer (ASCII, or no case-insensitive literal); the Set
+    answers the others, and every line once it is compiled.
     """
 
-    def __init__(self, literal_sets: Sequence[Literals | None], *, plain_lines: int = PLAIN_LINES) -> None:
+    def __init__(
+        self,
+        literal_sets: Sequence[Literals | None],
+        *,
+        plain_lines: int = PLAIN_LINES,
+        search: LiteralSearch | None = None,
+        hyperscan_lines: int = HYPERSCAN_LINES,
+    ) -> None:
+        self._search = search
+        self._hyperscan_left = hyperscan_lines
+        self._by_id: tuple[tuple[int, ...], ...] | None = None  # Hyperscan literal id -> its probes
         self.always = tuple(number for number, literals in enumerate(literal_sets) if literals is None)
         self._literal_sets = tuple(literal_sets)
         self._set_members: list[int] = []
@@ -447,6 +528,17 @@ class ProbeSelector:
 
     def select(self, text: str) -> list[int]:
         """Probe numbers, ascending, whose literals occur in the (normalised) line."""
+        if self._set is None and self._hyperscan_left > 0 and self._search is not None:
+            hyperscan = self._search.hyperscan_search()
+            if hyperscan is not None and (
+                not self._by_literal[True] or (text.isascii() and self._ascii_folding)
+            ):
+                self._hyperscan_left -= 1
+                if self._hyperscan_left == 0:
+                    self.compile()  # the later lines: through the Set
+                by_id = self._by_id if self._by_id is not None else self._ids_to_probes(hyperscan)
+                held = hyperscan.literals_in(text.encode("utf-8"))
+                return sorted({number for ident in held for number in by_id[ident]}.union(self.always))
         if self._set is None and self._plain_left >= 0:
             self._plain_left -= 1
             if self._plain_left < 0:
@@ -464,6 +556,18 @@ class ProbeSelector:
             selected.extend(self.always)
         selected.sort()
         return selected
+
+    def _ids_to_probes(self, hyperscan: _HyperscanFind) -> tuple[tuple[int, ...], ...]:
+        """Per literal id of the Hyperscan database, the probes needing that literal."""
+        by_id = []
+        for ident, expression in enumerate(hyperscan.expressions):
+            by_literal = self._by_literal[ident >= hyperscan.sensitive_count]
+            literal = expression.decode("utf-8")
+            by_id.append(
+                tuple(by_literal.get(literal.lower() if ident >= hyperscan.sensitive_count else literal, ()))
+            )
+        self._by_id = tuple(by_id)
+        return self._by_id
 
     def _plain_select(self, text: str) -> list[int] | None:
         """The probes whose literals `text` holds, looked up with `in`; None where only the Set answers exactly

@@ -29,6 +29,7 @@ from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, Prob
 from forensics.engine.rejected import RejectedLines
 from forensics.errors import zip_read_errors
 from forensics.model import ExcerptLine, Problem, RuleKind
+from forensics.rules.automata import AutomatonStore
 from forensics.rules.literals import Literals
 from forensics.rules.model import PackRules, Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
@@ -82,10 +83,12 @@ class CompiledRules:
         plain_bytes: int = PLAIN_BYTES,
         plain_lines: int = PLAIN_LINES,
         hyperscan: bool = True,
+        automata: AutomatonStore | None = None,
     ) -> None:
         """`use_literals=False` is the plain path (every line through every pattern), kept to check the fast one;
         `plain_bytes`/`plain_lines`: how much is searched literal by literal before the automata are compiled;
-        `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py)."""
+        `hyperscan=False`: RE2's pre-filter even where Hyperscan is installed (engine/prefilter.py); `automata`:
+        where Hyperscan's compiled database is kept between runs (rules/automata.py; None compiles it)."""
         table = rules.rules if isinstance(rules, RuleSet) else ()
         if not isinstance(table, PackRules):
             table = PackRules(tuple(rules))
@@ -108,8 +111,10 @@ class CompiledRules:
         self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
         if not use_literals:
             literal_sets = [None] * len(literal_sets)
-        self.prefilter = Prefilter.build(literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan)
-        self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines)
+        self.prefilter = Prefilter.build(
+            literal_sets, plain_bytes=plain_bytes, hyperscan=hyperscan, store=automata
+        )
+        self.selector = ProbeSelector(literal_sets, plain_lines=plain_lines, search=self.prefilter.pattern)
         self.rejected = RejectedLines(literal_sets, self.gate)
 
     def kind_of(self, rule_index: int) -> RuleKind:

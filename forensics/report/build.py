@@ -18,6 +18,7 @@ from forensics.report.grouping import group_verdicts
 from forensics.report.identity import input_identity
 from forensics.report.redact import redact_report
 from forensics.report.session import AnalyzeOptions, InputSession
+from forensics.rules.automata import AutomatonStore
 from forensics.rules.model import RuleSet
 from forensics.values import clean_text
 
@@ -50,7 +51,9 @@ def analyze(
     alone is one input, not a sequence of characters).
     """
     options = options or AnalyzeOptions()
-    compiled = CompiledRules(rules, use_literals=options.use_literals)
+    # Hyperscan's database is read from beside the pack cache the rules came through (compiled there once per pack)
+    automata = AutomatonStore(rules.automata_folder) if rules.automata_folder is not None else None
+    compiled = CompiledRules(rules, use_literals=options.use_literals, automata=automata)
     problems: list[Problem] = list(fetched.problems) if fetched else []
     sourced: list[tuple[Input, FetchedFile | None]] = [
         *(_open_fetched(fetched.files, problems) if fetched else []),

@@ -114,9 +114,10 @@ def collect_rules(
     merged = dict(shipped)
     merged.update(user)
     entries = list(merged.values())
+    automata = pack_cache.directory / "automata" if pack_cache is not None else None
     if all(isinstance(entry, Rule) for entry in entries):
-        return RuleSet(tuple(entry for entry in entries if isinstance(entry, Rule))), errors
-    return RuleSet(PackRules(entries)), errors
+        return RuleSet(tuple(entry for entry in entries if isinstance(entry, Rule)), automata), errors
+    return RuleSet(PackRules(entries), automata), errors
 
 
 def load_rules(

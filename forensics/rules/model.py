@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, overload
 
 import regex
@@ -207,11 +208,11 @@ class PackRules(Sequence[Rule]):
     def __getitem__(self, index: int) -> Rule: ...
 
     @overload
-    def __getitem__(self, index: slice) -> tuple[Rule, ...]: ...
+    def __getitem__(self, index: slice) -> PackRules: ...
 
-    def __getitem__(self, index: int | slice) -> Rule | tuple[Rule, ...]:
-        if isinstance(index, slice):
-            return tuple(self[number] for number in range(*index.indices(len(self._entries))))
+    def __getitem__(self, index: int | slice) -> Rule | PackRules:
+        if isinstance(index, slice):  # still unbuilt: the first 50 rules of a pack build none of them
+            return PackRules(self._entries[index])
         entry = self._entries[index]
         return entry if isinstance(entry, Rule) else entry[0].rule(entry[1])
 
@@ -281,9 +282,12 @@ class PackRules(Sequence[Rule]):
 @dataclass(frozen=True, slots=True)
 class RuleSet:
     """The rules of one run, in load order, with where each came from: a tuple, or the `PackRules` of a cached
-    pack (built one by one when read)."""
+    pack (built one by one when read). `automata_folder`: where the pre-filter's compiled database is kept
+    between runs (rules/automata.py), beside the pack cache the rules came through; None keeps nothing (a pack
+    loaded without the cache: `rules test`, `rules lint`, the test suite's shared loads)."""
 
     rules: Sequence[Rule]
+    automata_folder: Path | None = field(default=None, compare=False)
 
     def __iter__(self) -> Iterator[Rule]:
         return iter(self.rules)
