@@ -16,23 +16,9 @@ from forensics.engine.scanner import CompiledRules
 from forensics.rules.automata import MAX_ENTRIES, AutomatonStore, database_key
 from forensics.rules.literals import Literals
 from forensics.rules.model import RuleSet
+from tests.support.line_walk import line_starts
 
 TRAIN = Path(__file__).parent / "corpus" / "train"
-
-
-def _lines(find: Callable[[bytes, int, int], int], data: bytes) -> list[int]:
-    """The start of every line `find` hands on, walking `data` as the scanner does."""
-    starts = []
-    position = 0
-    while position < len(data):
-        found = find(data, position, len(data))
-        if found < 0:
-            break
-        start = data.rfind(b"\n", 0, found) + 1
-        starts.append(start)
-        end = data.find(b"\n", start)
-        position = len(data) if end < 0 else end + 1
-    return starts
 
 
 def _hyperscan(literal_sets: list[Literals | None], store: AutomatonStore | None) -> Callable[..., int]:
@@ -64,8 +50,8 @@ def test_a_stored_database_finds_the_compiled_one_s_lines_on_every_training_log(
     assert len(logs) > 300
     lines = 0
     for data in logs:
-        starts = _lines(compiled, data)
-        assert _lines(read, data) == starts == _lines(re2, data)
+        starts = line_starts(compiled, data)
+        assert line_starts(read, data) == starts == line_starts(re2, data)
         lines += len(starts)
     assert lines > 1000
 
@@ -77,7 +63,7 @@ def test_a_damaged_database_file_is_compiled_again_and_rewritten(tmp_path: Path)
     ]
     data = b"ok\nSOCKET TIMEOUT after 3 s\nfine\nWorker killed by signal 9\n"
     store = AutomatonStore(tmp_path)
-    expected = _lines(_hyperscan(literal_sets, None), data)
+    expected = line_starts(_hyperscan(literal_sets, None), data)
     assert expected == [3, 33]
     _hyperscan(literal_sets, store)
     [saved] = _stored(store)
@@ -85,7 +71,7 @@ def test_a_damaged_database_file_is_compiled_again_and_rewritten(tmp_path: Path)
     for damaged in (whole[: len(whole) // 2], whole[:-1] + bytes([whole[-1] ^ 1]), b"", whole[:32]):
         saved.write_bytes(damaged)
         assert store.load(saved.stem) is None
-        assert _lines(_hyperscan(literal_sets, store), data) == expected
+        assert line_starts(_hyperscan(literal_sets, store), data) == expected
         assert saved.read_bytes() == whole  # compiled again and rewritten
 
 

@@ -15,6 +15,7 @@ from forensics.engine.prefilter import LiteralSearch, Prefilter, ProbeSelector, 
 from forensics.engine.scanner import CompiledRules, scan_stream
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import RuleSet
+from tests.support.line_walk import line_starts
 from tests.support.rulebook import rule_toml, rules_from
 
 TRAIN = Path(__file__).parent / "corpus" / "train"
@@ -23,32 +24,12 @@ EVERYTHING = 1 << 40  # a budget never used up: the plain way throughout
 
 def _candidates(search: LiteralSearch, data: bytes) -> list[int]:
     """The start of every line the pre-filter hands on, as the scanner walks a block."""
-    starts = []
-    position = 0
-    while position < len(data):
-        match = search.search(data, position)
-        if match is None:
-            break
-        start = data.rfind(b"\n", 0, match.start()) + 1
-        starts.append(start)
-        end = data.find(b"\n", start)
-        position = len(data) if end < 0 else end + 1
-    return starts
 
+    def find(block: bytes, position: int, _end: int) -> int:
+        match = search.search(block, position)
+        return -1 if match is None else match.start()
 
-def _found(find: Callable[[bytes, int, int], int], data: bytes) -> list[int]:
-    """The same walk through the scanner's call, `find(data, pos, endpos)`."""
-    starts = []
-    position = 0
-    while position < len(data):
-        found = find(data, position, len(data))
-        if found < 0:
-            break
-        start = data.rfind(b"\n", 0, found) + 1
-        starts.append(start)
-        end = data.find(b"\n", start)
-        position = len(data) if end < 0 else end + 1
-    return starts
+    return line_starts(find, data)
 
 
 def _finders(literal_sets: list[Literals | None]) -> tuple[Callable[..., int], Callable[..., int]]:
@@ -82,7 +63,7 @@ def _compare_line_by_line(literal_sets: list[Literals | None], logs: list[bytes]
     for data in logs:
         starts = _candidates(plain, data)
         assert starts == _candidates(automaton, data)
-        assert starts == _found(re2_find, data) == _found(hyperscan_find, data)
+        assert starts == line_starts(re2_find, data) == line_starts(hyperscan_find, data)
         for start in starts:
             end = data.find(b"\n", start)
             shown = visible_line(data[start : len(data) if end < 0 else end].decode("utf-8", "replace"))
@@ -136,7 +117,7 @@ def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automa
         lines[n] for n in (1, 2, 3, 4, 5, 6, 8, 9, 11, 12)
     ]
     re2_find, hyperscan_find = _finders(literal_sets)
-    assert _found(re2_find, data) == _found(hyperscan_find, data) == starts
+    assert line_starts(re2_find, data) == line_starts(hyperscan_find, data) == starts
 
     def line_of(found: int) -> int:
         return -1 if found < 0 else data.rfind(b"\n", 0, found) + 1
