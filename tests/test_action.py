@@ -576,10 +576,18 @@ def test_the_action_installs_the_tool_from_its_own_checkout(tmp_path: Path, nigh
     assert sorted(map(_canonical, frozen)) == sorted(map(_canonical, expected))
     # pip's downloads went to the folder actions/cache keeps, under a key that changes with the pins
     pip_cache = tmp_path / "runner-temp" / "ci-forensics-pip-cache"
-    ((restore, restored), (save, saved)) = run.actions
+    ((restore, restored), (save, saved), *pack_steps) = run.actions
     assert restore.startswith("actions/cache/restore@") and save.startswith("actions/cache/save@")
     assert restored == saved and restored["path"] == str(pip_cache)
     assert re.fullmatch(r"ci-forensics-pip-Linux-\w+-cpython3\.\d+-[0-9a-f]{32}", saved["key"]), saved["key"]
+    # the validated rule pack is kept the same way (a restore that misses, then a save of what the tool wrote)
+    ((pack_restore, pack_restored), (pack_save, pack_saved)) = pack_steps
+    assert pack_restore.startswith("actions/cache/restore@") and pack_save.startswith("actions/cache/save@")
+    assert pack_restored == pack_saved and pack_saved["path"] == str(
+        tmp_path / "runner-temp" / "ci-forensics-pack-cache"
+    )
+    assert re.fullmatch(r"ci-forensics-pack-Linux-[0-9a-f]{32}", pack_saved["key"]), pack_saved["key"]
+    assert any((Path(pack_saved["path"]) / "ci-forensics" / "rules").iterdir())  # the tool's pack cache entry
     install = next(step for step in _load(ACTION)["runs"]["steps"] if step.get("id") == "install")
     assert install["env"]["PIP_CACHE"] == "${{ steps.setup.outputs.pip-cache }}"
     assert 'export PIP_CACHE_DIR="$PIP_CACHE"' in install["run"]  # pip fills the folder the cache steps keep
