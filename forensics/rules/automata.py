@@ -6,15 +6,15 @@ a millisecond (`hs_deserialize_database`). The store keys a database by everythi
 literal, its case flag, the literal count and Hyperscan's version), so an edited pack, another Hyperscan or a
 different order of literals is another entry; a pack is never named. Each file holds the SHA-256 of the
 serialized database before it: a truncated or damaged file is not handed to Hyperscan but compiled again and
-rewritten. At most `MAX_ENTRIES` databases are kept (the least recently written go first).
+rewritten. At most `MAX_ENTRIES` databases are kept (the least recently written go first; rules/cache_files.py).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Sequence
 from pathlib import Path
+
+from forensics.rules.cache_files import prune_oldest, write_atomically
 
 MAX_ENTRIES = 32
 _FORMAT = b"ci-forensics hyperscan database 1\n"
@@ -57,28 +57,8 @@ class AutomatonStore:
     def save(self, key: str, blob: bytes) -> None:
         """Store a serialized database (written whole, then renamed into place; a failure is ignored: the next
         run compiles again)."""
-        path = self.directory / f"{key}.hs"
-        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            with open(partial, "wb") as stream:
-                stream.write(_sha256(blob) + blob)
-            os.replace(partial, path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                partial.unlink()
-            return
-        self._prune()
-
-    def _prune(self) -> None:
-        try:
-            entries = [(entry.stat().st_mtime_ns, entry) for entry in self.directory.glob("*.hs")]
-        except OSError:
-            return
-        entries.sort(key=lambda item: item[0])
-        for _, entry in entries[: max(0, len(entries) - MAX_ENTRIES)]:
-            with contextlib.suppress(OSError):
-                entry.unlink()
+        if write_atomically(self.directory, f"{key}.hs", _sha256(blob) + blob):
+            prune_oldest(self.directory, "*.hs", MAX_ENTRIES)
 
 
 def database_key(version: str, expressions: Sequence[bytes], flags: Sequence[int]) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from forensics.model import Category, RuleKind
+from forensics.rules.cache_files import prune_oldest, write_atomically
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, remember_literals, required_literal_sets, required_literals
 from forensics.rules.model import PATTERN_FIELDS, Example, Rule, RulePattern
@@ -119,8 +120,8 @@ class PackCache:
             offset += 1  # the line break
         header = {"key": key, "format": CACHE_FORMAT, "rules": heads, "ends": ends}
         document = json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + b"\n".join(bodies)
-        if self._write(f"{key}.json", document):
-            self._prune("*.json")
+        if write_atomically(self.directory, f"{key}.json", document):
+            prune_oldest(self.directory, "*.json", MAX_ENTRIES)  # every pack edit writes a new entry
 
     def key_from_stats(self, files: Sequence[str]) -> str | None:
         """The pack key recorded for these files when none has changed since (one `stat` each), else None."""
@@ -146,36 +147,10 @@ class PackCache:
         if any(mtime >= racy_after or ctime >= racy_after for _size, mtime, ctime, _inode in stats):
             return
         document = {"files": list(files), "stats": stats, "key": key}
-        if self._write(_stat_name(files), json.dumps(document, separators=(",", ":")).encode("utf-8")):
-            self._prune("*.stat")
-
-    def _write(self, name: str, data: bytes) -> bool:
-        """Write one file atomically (a temporary file renamed); False when the disk would not have it."""
-        temporary = self.directory / f".{name}.{os.getpid()}.tmp"
-        try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            try:
-                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_EXCL, 0o600)
-                with os.fdopen(descriptor, "wb") as stream:
-                    stream.write(data)
-                os.replace(temporary, self.directory / name)
-            except BaseException:
-                temporary.unlink(missing_ok=True)
-                raise
-        except OSError:
-            return False
-        return True
-
-    def _prune(self, pattern: str) -> None:
-        """Remove the least recently used files beyond MAX_ENTRIES (every pack edit writes a new entry)."""
-        try:
-            entries = sorted(
-                self.directory.glob(pattern), key=lambda path: path.stat().st_mtime, reverse=True
-            )
-            for stale in entries[MAX_ENTRIES:]:
-                stale.unlink(missing_ok=True)
-        except OSError:
-            return
+        if write_atomically(
+            self.directory, _stat_name(files), json.dumps(document, separators=(",", ":")).encode("utf-8")
+        ):
+            prune_oldest(self.directory, "*.stat", MAX_ENTRIES)
 
 
 def _stat_name(files: Sequence[str]) -> str:
