@@ -339,14 +339,15 @@ class _HyperscanFind:
         wide = [character for letter, character in _WIDE_FOLDS.items() if letter in folded]
         expressions += wide
         flags += [0] * len(wide)
-        database = _stored_database(hyperscan, store, expressions, flags)
+        key = _database_key(hyperscan, expressions, flags) if store is not None else ""
+        database = _stored_database(hyperscan, store, key)
         if database is None:
             database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
             database.compile(
                 expressions=expressions, ids=list(range(len(expressions))), flags=flags, literal=True
             )
             if store is not None:
-                store.save(_database_key(hyperscan, expressions, flags), hyperscan.dumpb(database))
+                store.save(key, hyperscan.dumpb(database))
         self.expressions = tuple(expressions[: self._verify_from])  # by id: the literals (not the wide folds)
         self.sensitive_count = len(sensitive)  # ids below: case-sensitive literals
         self._lengths = tuple(map(len, expressions))
@@ -390,14 +391,12 @@ def _database_key(hyperscan: Any, expressions: Sequence[bytes], flags: Sequence[
     return database_key(str(getattr(hyperscan, "__version__", "")), expressions, flags)
 
 
-def _stored_database(
-    hyperscan: Any, store: AutomatonStore | None, expressions: Sequence[bytes], flags: Sequence[int]
-) -> Any:
-    """The database for these literals read from `store`, or None (no store, not stored, or refused by this
+def _stored_database(hyperscan: Any, store: AutomatonStore | None, key: str) -> Any:
+    """The database stored under `key` (`_database_key`), or None (no store, not stored, or refused by this
     Hyperscan: another version or CPU; the caller compiles it and stores it again)."""
     if store is None:
         return None
-    blob = store.load(_database_key(hyperscan, expressions, flags))
+    blob = store.load(key)
     if blob is None:
         return None
     try:
