@@ -304,6 +304,15 @@ NEAR_MISSES = [
         id="datasets-source-line",
     ),
     pytest.param(
+        "hf.repository-not-found",
+        [
+            "FileNotFoundError: Couldn't find a dataset script at /content/tsv/tsv.py or any data file in the same"
+            " directory. Couldn't find 'tsv' on the Hugging Face Hub either: FileNotFoundError: Dataset 'tsv' doesn't"
+            " exist on the Hub"
+        ],
+        id="datasets-2x-builder-name-typo",
+    ),
+    pytest.param(
         "hf.cache-not-writable",
         ['Otherwise you may see warnings like "problem when trying to write in your cache folder".'],
         id="cache-warning-quoted-in-docs",
