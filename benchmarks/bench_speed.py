@@ -43,6 +43,7 @@ from pathlib import Path
 from artifacts import DEFAULT_CACHE_DIR, MIB, Artifact, ArtifactSpec, ensure_artifact
 from synthetic_rules import write_rules
 
+from forensics.model import RuleScope
 from forensics.report.session import default_jobs
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
@@ -268,6 +269,10 @@ def ripgrep_patterns(rules: RuleSet, rg: str) -> tuple[list[str], dict[str, int]
     kept: list[str] = []
     skipped: dict[str, int] = {}
     for rule in rules:
+        if (
+            rule.scope is not RuleScope.EVERY_LINE
+        ):  # a fatal-line rule is never scanned: ripgrep gets none of it
+            continue
         for pattern in rule.patterns:
             converted = to_ripgrep(pattern.pattern)
             if rule.ignore_case:

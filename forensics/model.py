@@ -64,6 +64,21 @@ class RuleKind(StrEnum):
     SYMPTOM = "symptom"
 
 
+class RuleScope(StrEnum):
+    """Which lines a rule is tried on: every line of every log (the scan), or only the line the likely-cause picker
+    chose for a failing test no other rule explains (a fatal-line family rule, engine/fatal_line.py)."""
+
+    EVERY_LINE = "every-line"
+    LIKELY_CAUSE = "likely-cause"
+
+
+class FoundBy(StrEnum):
+    """How a finding was found; shown as it is worded here (only a fatal-line finding says it)."""
+
+    SCAN = "rule matched while scanning the logs"
+    FATAL_LINE = "fatal-line family rule on the likely-cause line"
+
+
 @dataclass(frozen=True, slots=True)
 class Link:
     """An Allure link as written by the adapter (`url` and `name` may be swapped by users)."""
@@ -162,6 +177,8 @@ class Finding:
     fields: tuple[tuple[str, Value], ...]
     evidence: Evidence
     tickets: tuple[str, ...] = ()
+    # a fatal-line rule's cause stands on the likely-cause line it was tried on (engine/fatal_line.py)
+    found_by: FoundBy = FoundBy.SCAN
 
 
 @dataclass(frozen=True, slots=True)

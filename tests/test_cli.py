@@ -36,7 +36,7 @@ def test_json_output_to_a_file_is_the_versioned_contract(tmp_path: Path) -> None
     result = _run("analyze", "--demo", "--format", "json", "--output", str(out))
     assert result.exit_code == 0 and result.output == ""
     document = json.loads(out.read_text())
-    assert document["schema_version"] == "1.4"
+    assert document["schema_version"] == "1.5"
     assert set(document) >= {"summary", "tests", "groups", "problems", "inputs", "headline"}
     seed = next(t for t in document["tests"] if t["name"] == "test_serve_deployment[mm_epd_qwen3-vl-2b]")
     assert seed["status"] == "broken"

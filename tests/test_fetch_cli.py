@@ -98,7 +98,7 @@ def test_fetch_a_run_as_json_names_jobs_stages_and_artifacts_without_secrets(
     text = out.read_text()
     _assert_no_secrets(text, result.output, result.stderr)
     document = json.loads(text)
-    assert document["schema_version"] == "1.4"
+    assert document["schema_version"] == "1.5"
     context = document["context"]
     assert (context["provider"], context["repository"], context["run_id"]) == ("github", REPOSITORY, RUN_ID)
     assert [job["id"] for job in context["jobs"]] == [VLLM_JOB, SGLANG_JOB, LOG_ONLY_JOB]

@@ -178,7 +178,7 @@ def test_every_format_shows_it_and_it_never_explains(tmp_path: Path) -> None:
     assert report.explained_count == 1 and report.unexplained_count == 1
 
     document = json.loads(render_json(report))
-    assert document["schema_version"] == "1.4"
+    assert document["schema_version"] == "1.5"
     test = next(t for t in document["tests"] if t["name"] == "model.log")
     assert test["root_cause"] is None
     assert test["likely_cause"]["reason"] == LikelyReason.EXCEPTION.value

@@ -27,7 +27,7 @@ from forensics.annotate.document import (
     strong,
 )
 from forensics.annotate.targets import LinkedTarget
-from forensics.model import LIKELY_CAUSE_LABEL, Evidence, Finding, Report, Verdict, shows_same_line
+from forensics.model import LIKELY_CAUSE_LABEL, Evidence, Finding, FoundBy, Report, Verdict, shows_same_line
 from forensics.report.redact import Redactor
 from forensics.sinks.base import MARKER_PREFIX
 
@@ -273,7 +273,8 @@ class CommentSections:
         if values:
             blocks.append(Paragraph((strong("Captured values:"), *values)))
         blocks += self._test_list(members)
-        blocks += self._evidence("Evidence", first.evidence, members[0])
+        found = f" ({first.found_by})" if first.found_by is FoundBy.FATAL_LINE else ""
+        blocks += self._evidence(f"Evidence{found}", first.evidence, members[0])
         if members[0].symptoms:
             blocks.append(self._symptoms("Symptoms it explains:", members[0].symptoms))
         blocks += self._history(first.rule_id)

@@ -14,7 +14,7 @@ from rich.console import Console
 from forensics.cli.common import EXIT_FAIL_ON, translate_errors
 from forensics.cli.progress import step_progress
 from forensics.errors import ConfigError
-from forensics.model import Category, RuleKind
+from forensics.model import Category, RuleKind, RuleScope
 from forensics.render.common import plural
 from forensics.report.redact import Redactor, redact_data, redact_model
 from forensics.report.saved import load_saved_report
@@ -176,11 +176,16 @@ def rules_backtest_command(
 @click.option("--category", type=click.Choice([c.value for c in Category]), help="Only this category.")
 @click.option("--kind", type=click.Choice([k.value for k in RuleKind]), help="Only causes or only symptoms.")
 @click.option("--tag", help="Only rules with this tag.")
+@click.option(
+    "--scope",
+    type=click.Choice([s.value for s in RuleScope]),
+    help="Only rules tried on every line, or only the fatal-line rules tried on the likely-cause line.",
+)
 @translate_errors
 def rules_list_command(
-    rule_paths: tuple[Path, ...], category: str | None, kind: str | None, tag: str | None
+    rule_paths: tuple[Path, ...], category: str | None, kind: str | None, tag: str | None, scope: str | None
 ) -> None:
-    """List the loaded rules."""
+    """List the loaded rules (a fatal-line rule's title ends with `[likely-cause line only]`)."""
     console = Console(highlight=False)
     shown = 0
     for rule in load_rules(rule_paths):
@@ -188,11 +193,13 @@ def rules_list_command(
             (category and rule.category.value != category)
             or (kind and rule.kind.value != kind)
             or (tag and tag not in rule.tags)
+            or (scope and rule.scope.value != scope)
         ):
             continue
         shown += 1
+        only = "  [likely-cause line only]" if rule.scope is RuleScope.LIKELY_CAUSE else ""
         console.out(
-            f"{rule.id:<40} {rule.kind.value:<8} {rule.category.value:<17} {rule.priority:>3}  {rule.title}"
+            f"{rule.id:<40} {rule.kind.value:<8} {rule.category.value:<17} {rule.priority:>3}  {rule.title}{only}"
         )
     console.out(plural(shown, "rule"))
 
@@ -223,6 +230,11 @@ def rules_explain_command(rule_id: str, rule_paths: tuple[Path, ...]) -> None:
     console.out(
         f"  kind {rule.kind.value}, category {rule.category.value}, priority {rule.priority}; {rule.path}"
     )
+    if rule.scope is RuleScope.LIKELY_CAUSE:
+        console.out(
+            "  scope likely-cause: a fatal-line family rule, tried only on the likely-cause line of a failure "
+            "no other rule explains"
+        )
     if rule.tags:
         console.out(f"  tags: {', '.join(rule.tags)}")
     for pattern in rule.patterns:

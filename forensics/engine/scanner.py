@@ -28,7 +28,7 @@ from forensics.engine.normalize import (
 from forensics.engine.prefilter import PLAIN_BYTES, PLAIN_LINES, Prefilter, ProbeSelector, first_match_finder
 from forensics.engine.rejected import RejectedLines
 from forensics.errors import zip_read_errors
-from forensics.model import ExcerptLine, Problem, RuleKind
+from forensics.model import ExcerptLine, Problem, RuleKind, RuleScope
 from forensics.rules.automata import AutomatonStore
 from forensics.rules.literals import Literals
 from forensics.rules.model import PackRules, Rule, RulePattern, RuleSet
@@ -98,13 +98,21 @@ class CompiledRules:
         rows: list[tuple[int, int, int]] = []
         literal_sets: list[Literals | None] = []
         self.probes_by_rule: dict[int, tuple[int, ...]] = {}
+        fatal_line: list[int] = []
         for index in range(len(table)):
             first = len(rows)
+            if table.scope(index) is RuleScope.LIKELY_CAUSE:
+                # a fatal-line rule is never scanned (no probe, no pre-filter literal): engine/fatal_line.py tries
+                # it on one line, the likely cause of a failure no other rule explains
+                fatal_line.append(index)
+                self.probes_by_rule[index] = ()
+                continue
             for role, position, literals in table.probes(index):
                 rows.append((index, role, position))
                 literal_sets.append(literals)
             self.probes_by_rule[index] = tuple(range(first, len(rows)))
         self._rows = rows
+        self.fatal_line_rules: tuple[int, ...] = tuple(fatal_line)  # in load order
         self.probes: Sequence[Probe] = _Probes(table, rows, literal_sets)  # each made when first read
         self.use_literals = use_literals
         # per probe, every literal set its pattern needs one of (read on the probe's first candidate line)

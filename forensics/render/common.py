@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forensics.model import Finding, Group, InputInfo, JobContext, Report, Verdict
+from forensics.model import Finding, FoundBy, Group, InputInfo, JobContext, Report, Verdict
 
 CATEGORY_STYLE = {  # rich styles of a root cause's category, in the text report and in `history`
     "infrastructure": "magenta",
@@ -52,11 +52,14 @@ def distinct_summaries(members: list[Verdict]) -> list[tuple[str, list[Verdict]]
 
 
 def evidence_place(finding: Finding) -> str:
-    """`bash.log.txt line 212, fixture 'x' (teardown)`."""
+    """`bash.log.txt line 212, fixture 'x' (teardown)`; a fatal-line rule's cause adds how it was found
+    (`…; fatal-line family rule on the likely-cause line`)."""
     evidence = finding.evidence
     place = f"{evidence.attachment} line {evidence.line}"
     if evidence.location and evidence.location not in ("result", "file"):
         place += f", {evidence.location}"
+    if finding.found_by is FoundBy.FATAL_LINE:
+        place += f"; {finding.found_by}"
     return place
 
 

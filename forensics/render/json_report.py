@@ -25,8 +25,9 @@ from forensics.version import __version__
 
 # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause. 1.3: each input's identity
 # and environment (GPU), each failing test's evidence_window. 1.4: two more likely_cause reasons (a failure logged
-# below error level; the last line printed, when nothing reports a failure)
-SCHEMA_VERSION = "1.4"
+# below error level; the last line printed, when nothing reports a failure). 1.5: each finding's found_by (a
+# fatal-line family rule's cause says it was found on the likely-cause line)
+SCHEMA_VERSION = "1.5"
 
 
 def render_json(report: Report) -> str:
@@ -150,6 +151,7 @@ def _finding(finding: Finding) -> dict[str, Any]:
         "fields": dict(finding.fields),
         "evidence": _evidence(finding.evidence),
         "tickets": list(finding.tickets),
+        "found_by": finding.found_by.value,
     }
 
 

@@ -23,6 +23,7 @@ from forensics.model import (
     ExcerptLine,
     Finding,
     Fingerprint,
+    FoundBy,
     Group,
     InputInfo,
     JobContext,
@@ -281,7 +282,14 @@ def _finding(data: dict[str, Any]) -> Finding:
         fields=tuple(data.get("fields", {}).items()),
         evidence=_evidence(data["evidence"]),
         tickets=tuple(data.get("tickets", [])),
+        found_by=_found_by(data.get("found_by")),
     )
+
+
+def _found_by(data: Any) -> FoundBy:
+    """How a finding was found (schema 1.5); a report before it, or a value this version does not word, was a scan."""
+    known = {found_by.value: found_by for found_by in FoundBy}
+    return known.get(data, FoundBy.SCAN) if isinstance(data, str) else FoundBy.SCAN
 
 
 def _evidence(data: dict[str, Any]) -> Evidence:

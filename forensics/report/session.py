@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+from forensics.engine.fatal_line import fatal_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -219,6 +220,10 @@ class InputSession:
             return verdict
         ref, picked = chosen
         evidence = ScannedLog(ref, self.scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
+        # the second tier: a fatal-line family rule tried on that line only; it names the root cause there
+        cause = fatal_line_cause(evidence, self.compiled, timeout=self.options.limits.regex_timeout)
+        if cause is not None:
+            return replace(verdict, root_cause=cause, fingerprint=None)
         return replace(verdict, likely_cause=LikelyCause(reason=picked.reason, evidence=evidence))
 
     def _likely_line(self, ref: LogRef) -> LikelyLine | None:

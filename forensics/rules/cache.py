@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from forensics.model import Category, RuleKind
+from forensics.model import Category, RuleKind, RuleScope
 from forensics.rules.cache_files import prune_oldest, write_atomically
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, remember_literals, required_literal_sets, required_literals
@@ -36,8 +36,9 @@ from forensics.rules.model import PATTERN_FIELDS, Example, Rule, RulePattern
 from forensics.rules.template import Placeholder, Template
 from forensics.version import __version__
 
-CACHE_FORMAT = 5  # 2: summaries are kept parsed, so a hit runs no template pattern either; 3: literals joined
-# across adjacent exact parts (rules/literals.py); 5: a first line for the pre-filter, a line per rule read lazily
+CACHE_FORMAT = 6  # 2: summaries are kept parsed, so a hit runs no template pattern either; 3: literals joined
+# across adjacent exact parts (rules/literals.py); 5: a first line for the pre-filter, a line per rule read lazily;
+# 6: each rule's scope on the first line (a fatal-line rule stays out of the scan without being built)
 MAX_ENTRIES = 32  # packs kept (shipped pack per version, each user rule folder); least recently used go first
 RACY_SECONDS = 2.0  # a file changed more recently than this is read and hashed, not trusted by its stat
 
@@ -171,7 +172,7 @@ def _stats(files: Sequence[str]) -> list[list[int]]:
 
 
 # A rule's first-line entry: [id, kind, ignore_case, [[field, literal alternatives or null, their ignore_case],
-# … one per pattern in PATTERN_FIELDS order]]; its line holds each pattern's [source, flags, groups] in that order.
+# … one per pattern in PATTERN_FIELDS order], scope]; its line holds each pattern's [source, flags, groups] in that order.
 
 
 class CachedPack:
@@ -190,6 +191,7 @@ class CachedPack:
         "_probes",
         "_rebuilt",
         "_rules",
+        "_scopes",
     )
 
     def __init__(
@@ -205,6 +207,7 @@ class CachedPack:
         self._base = base
         self._ends = ends
         self._kinds = [_KINDS[head[1]] for head in heads]
+        self._scopes = [_SCOPES[head[4]] for head in heads]
         self._probes = [_probes_from_json(head) for head in heads]
         self._patterns: dict[tuple[int, int, int], RulePattern] = {}
         self._rules: dict[int, Rule] = {}
@@ -245,6 +248,9 @@ class CachedPack:
     def ignore_case(self, index: int) -> bool:
         ignore_case: bool = self._heads[index][2]
         return ignore_case
+
+    def scope(self, index: int) -> RuleScope:
+        return self._scopes[index]
 
     def probes(self, index: int) -> Sequence[tuple[int, int, Literals | None]]:
         return self._probes[index]
@@ -353,6 +359,7 @@ def _head_to_json(rule: Rule) -> list[Any]:
         rule.kind.value,
         rule.ignore_case,
         [_literals_to_json(field, pattern, rule.ignore_case) for field, pattern in _patterns(rule)],
+        rule.scope.value,
     ]
 
 
@@ -411,6 +418,7 @@ def _example_to_json(example: Example) -> dict[str, Any]:
 # calling a StrEnum costs ~4 µs (an unknown value is a KeyError: a damaged entry).
 _CATEGORIES = {category.value: category for category in Category}
 _KINDS = {kind.value: kind for kind in RuleKind}
+_SCOPES = {scope.value: scope for scope in RuleScope}
 
 
 def _rule_from_json(
@@ -437,6 +445,7 @@ def _rule_from_json(
         examples=tuple([_example_from_json(item) for item in body["examples"]]),
         near_misses=tuple([_example_from_json(item) for item in body["near_misses"]]),
         path=body["path"],
+        scope=_SCOPES[head[4]],
     )
 
 

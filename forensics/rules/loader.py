@@ -11,7 +11,7 @@ import regex
 
 from forensics.errors import RulesError
 from forensics.lazy_regex import LazyRegex
-from forensics.model import Category, RuleKind
+from forensics.model import Category, RuleKind, RuleScope
 from forensics.paths import PathArgument, path_strings
 from forensics.rules.cache import PackCache, default_cache_dir, pack_key
 from forensics.rules.expressions import Expression
@@ -39,9 +39,10 @@ _KNOWN_KEYS = {
     "derive",
     "examples",
     "near_misses",
+    "scope",
 }
 _MAX_REPORTED_ERRORS = 20
-_Enum = TypeVar("_Enum", Category, RuleKind)
+_Enum = TypeVar("_Enum", Category, RuleKind, RuleScope)
 
 
 def shipped_rules_path() -> Path:
@@ -325,6 +326,7 @@ class _RuleBuilder:
         tickets = self.strings("tickets")
         examples = self.examples("examples", required=True)
         near_misses = self.examples("near_misses", required=False)
+        scope = self.scope(kind, general=general, co_conditions=bool(requires or excludes or context))
         if self.failed or category is None or kind is None or summary is None:
             return None
         return Rule(
@@ -348,7 +350,27 @@ class _RuleBuilder:
             examples=examples,
             near_misses=near_misses,
             path=str(self.path),
+            scope=scope,
         )
+
+    def scope(self, kind: RuleKind | None, *, general: bool, co_conditions: bool) -> RuleScope:
+        """Which lines the rule is tried on (default: every line); a fatal-line rule sees one line, so it is a
+        cause of its own, with no co-condition over other lines."""
+        if "scope" not in self.entry:
+            return RuleScope.EVERY_LINE
+        scope = self.choice("scope", RuleScope)
+        if scope is not RuleScope.LIKELY_CAUSE:
+            return RuleScope.EVERY_LINE
+        if kind is RuleKind.SYMPTOM:
+            self.error("scope", 'only a cause can be a fatal-line rule (scope = "likely-cause")')
+        if general:
+            self.error("scope", "a fatal-line rule is tried after every other rule already: drop `general`")
+        if co_conditions:
+            self.error(
+                "scope",
+                "a fatal-line rule sees only the likely-cause line: `requires`, `excludes` and `context` cannot apply",
+            )
+        return scope
 
     def text(self, field: str) -> str:
         value = self.entry.get(field)

@@ -10,7 +10,7 @@ from typing import Any, Protocol, overload
 import regex
 
 from forensics.lazy_regex import LazyRegex
-from forensics.model import Category, RuleKind, Value
+from forensics.model import Category, RuleKind, RuleScope, Value
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, required_literal_sets, required_literals
 from forensics.rules.template import Template
@@ -133,6 +133,9 @@ class Rule:
     examples: tuple[Example, ...] = ()
     near_misses: tuple[Example, ...] = ()
     path: str = ""
+    # every-line: scanned on every line of the logs; likely-cause: a fatal-line family rule, tried only on the
+    # likely-cause line of a failing test no other rule explains (engine/fatal_line.py), never scanned
+    scope: RuleScope = RuleScope.EVERY_LINE
 
     @property
     def capture_names(self) -> frozenset[str]:
@@ -179,6 +182,8 @@ class RuleSource(Protocol):
     def kind(self, index: int) -> RuleKind: ...
 
     def ignore_case(self, index: int) -> bool: ...
+
+    def scope(self, index: int) -> RuleScope: ...
 
     def probes(self, index: int) -> Sequence[tuple[int, int, Literals | None]]:
         """(field number in PATTERN_FIELDS, position in that field, required literals) of each pattern."""
@@ -249,6 +254,11 @@ class PackRules(Sequence[Rule]):
         """Whether rule `index` matches regardless of case, without building the rule."""
         entry = self._entries[index]
         return entry.ignore_case if isinstance(entry, Rule) else entry[0].ignore_case(entry[1])
+
+    def scope(self, index: int) -> RuleScope:
+        """Which lines rule `index` is tried on, without building the rule."""
+        entry = self._entries[index]
+        return entry.scope if isinstance(entry, Rule) else entry[0].scope(entry[1])
 
     def probes(self, index: int) -> Sequence[tuple[int, int, Literals | None]]:
         """(field number in PATTERN_FIELDS, position, required literals) of each of rule `index`'s patterns."""

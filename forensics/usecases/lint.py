@@ -4,7 +4,8 @@ Errors: a file that does not load (schema, bad regex, duplicate id), an example 
 gives up on a pathological 1 MB line, a repeat shaped to backtrack exponentially (`(a+)+`, `(a|aa)+$`:
 rules/backtracking.py). Warnings: no near misses, no literal for the pre-filter, literals that healthy traffic
 holds (usecases/healthy_load.py: more than 200 candidate lines a MiB of a healthy sample), and two causes of equal
-priority that both match one example (the tie is then decided by line order alone).
+priority that both match one example (the tie is then decided by line order alone). A fatal-line rule (`scope =
+"likely-cause"`) is never scanned, so neither pre-filter warning applies to it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Literal
 
 from forensics.engine.scanner import CompiledRules
 from forensics.engine.verdict import matched_rules
-from forensics.model import RuleKind, Severity
+from forensics.model import RuleKind, RuleScope, Severity
 from forensics.progress import StepProgress
 from forensics.rules.backtracking import backtracking_repeats
 from forensics.rules.literals import required_literals
@@ -73,7 +74,13 @@ def lint(
     sample = HealthySample.of(healthy)
     findings.extend(
         _heavy_finding(load, healthy_threshold)
-        for load in heavy_rules(rules, sample, threshold=healthy_threshold)
+        for load in heavy_rules(
+            (
+                rule for rule in rules if rule.scope is RuleScope.EVERY_LINE
+            ),  # fatal-line rules see no healthy line
+            sample,
+            threshold=healthy_threshold,
+        )
     )
     return findings
 
@@ -125,7 +132,7 @@ def _rule_findings(rule: Rule, *, line_bytes: int, timeout: float) -> list[LintF
                     f"{role}[{number}] has {shape}: it can take seconds on one line; make the repeat "
                     "unambiguous (a separator the inner repeat cannot match, disjoint alternatives) or bound it",
                 )
-            if literals is None:
+            if literals is None and rule.scope is RuleScope.EVERY_LINE:  # a fatal-line rule is never scanned
                 add(
                     "warning",
                     "prefilter",

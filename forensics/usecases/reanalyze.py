@@ -5,7 +5,8 @@ holds what was recorded (the same content identity: a log's SHA-256, a zip's dir
 execution (same Allure uuid) — e.g. fetch's cache. A log overwritten by a later night's, or a row recorded
 before content identities were kept (schema version 1), falls back to what the store kept: up to 200 lines
 around the old evidence line, plus the test's status message. A new rule whose proof sits elsewhere in the
-log, or that `requires` a line outside that window, cannot match there.
+log, or that `requires` a line outside that window, cannot match there. As in `analyze`, a failure no rule explains
+there has the fatal-line family rules tried on the likely-cause line the picker chooses in the window (or message).
 
 Moves: `explained` (unexplained → a cause), `changed` (another cause), `lost` (a cause → unexplained).
 A fingerprint that changes into another fingerprint is not a move. `apply` writes `explained` and `changed`
@@ -20,12 +21,13 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
+from forensics.engine.fatal_line import fatal_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.errors import ResultsError
 from forensics.inputs.allure import MESSAGE_RANK
-from forensics.model import ExcerptLine, GroupKind, LogRef, Status, TestCase, Verdict
+from forensics.model import ExcerptLine, Finding, GroupKind, LogRef, Status, TestCase, Verdict
 from forensics.progress import StepProgress
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.identity import input_identity, kind_of
@@ -146,7 +148,41 @@ def _from_evidence(failure: StoredFailure, compiled: CompiledRules) -> Verdict:
         input_label=failure.input_label,
         message=failure.message,
     )
-    return decide(test, logs, compiled)
+    verdict = decide(test, logs, compiled)
+    if verdict.root_cause is None and test.status.is_failing:
+        # as analyze does: the fatal-line family rules on the likely-cause line the picker chooses in what was kept
+        texts = [text for text in (failure.text, failure.message) if text]
+        cause = _fatal_line_cause(list(zip(logs, texts, strict=True)), failure.first_line - 1, compiled)
+        if cause is not None:
+            return replace(verdict, root_cause=cause, fingerprint=None)
+    return verdict
+
+
+def _fatal_line_cause(
+    logs: list[tuple[ScannedLog, str]], offset: int, compiled: CompiledRules
+) -> Finding | None:
+    """A fatal-line rule's cause on the likely-cause line of the kept window (its lines numbered from `offset` + 1)
+    or of the status message, chosen as `InputSession` chooses among a test's logs."""
+    if not compiled.fatal_line_rules:
+        return None
+    from forensics.engine.likely import FALLBACK_RANK, FATAL_REASONS, pick_likely_cause
+
+    chosen = None
+    for log, text in logs:
+        picked = pick_likely_cause(text.split("\n"))
+        if picked is None:
+            continue
+        shift = offset if log.ref.inline_text is None else 0
+        if picked.reason in FATAL_REASONS:
+            chosen = (log, picked, shift)
+            break
+        if chosen is None or FALLBACK_RANK.get(picked.reason, 0) < FALLBACK_RANK.get(chosen[1].reason, 0):
+            chosen = (log, picked, shift)
+    if chosen is None:
+        return None
+    log, picked, shift = chosen
+    excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
+    return fatal_line_cause(log.evidence(picked.line + shift, picked.text, excerpt), compiled)
 
 
 def _shifted(scan: LogScan, offset: int) -> LogScan:

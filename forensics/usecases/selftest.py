@@ -8,7 +8,7 @@ from typing import Literal
 from forensics.engine.scanner import CompiledRules, ScanLimits, scan_text
 from forensics.engine.verdict import context_values, finding, matched_rules
 from forensics.engine.verdict_inputs import ScannedLog
-from forensics.model import LogRef, Value
+from forensics.model import LogRef, RuleScope, Value
 from forensics.rules.model import Example, Rule, RuleSet
 
 _EXAMPLE_LIMITS = ScanLimits(regex_timeout=2.0)
@@ -43,7 +43,10 @@ class RuleCheck:
 
 
 def check_rule(rule: Rule) -> RuleCheck:
-    """Run one rule, alone, over its own examples and near misses through the real scanner."""
+    """Run one rule, alone, over its own examples and near misses through the real scanner (a fatal-line rule:
+    on the line the likely-cause picker chooses in each, as analyze tries it)."""
+    if rule.scope is RuleScope.LIKELY_CAUSE:
+        return _check_fatal_line_rule(rule)
     compiled = CompiledRules(RuleSet((rule,)))
     results = [
         _run(rule, compiled, example, number, expect_match=True)
@@ -96,3 +99,57 @@ def _same(expected: Value, actual: Value | None) -> bool:
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         return round(float(expected), 2) == round(float(actual), 2)
     return expected == actual
+
+
+def _check_fatal_line_rule(rule: Rule) -> RuleCheck:
+    """A fatal-line rule's examples: each must match on the line the likely-cause picker chooses in it, each near
+    miss must not (whether its words are on another line or on that line in a test's own failure)."""
+    results = [
+        _run_fatal_line(rule, example, number, expect_match=True)
+        for number, example in enumerate(rule.examples, 1)
+    ]
+    results += [
+        _run_fatal_line(rule, example, number, expect_match=False)
+        for number, example in enumerate(rule.near_misses, 1)
+    ]
+    return RuleCheck(rule=rule, results=tuple(results))
+
+
+def _run_fatal_line(rule: Rule, example: Example, number: int, *, expect_match: bool) -> ExampleResult:
+    from forensics.engine.fatal_line import match_fatal_line
+    from forensics.engine.likely import pick_likely_cause
+
+    kind: ExampleKind = "example" if expect_match else "near miss"
+    picked = pick_likely_cause(example.text.strip("\n").splitlines())
+    matched = (
+        None
+        if picked is None
+        else match_fatal_line(picked.text, (rule,), timeout=_EXAMPLE_LIMITS.regex_timeout)
+    )
+    if picked is None or matched is None:
+        if expect_match:
+            where = (
+                "no likely-cause line"
+                if picked is None
+                else f"likely-cause line {picked.line}: {picked.text[:200]}"
+            )
+            return ExampleResult(kind, number, False, f"did not match ({where})")
+        return ExampleResult(kind, number, True, "no match, as expected")
+    if not expect_match:
+        return ExampleResult(
+            kind,
+            number,
+            False,
+            f"matched likely-cause line {picked.line}: {picked.text[:200]}",
+            line=picked.line,
+        )
+    values = rule.values(matched[1])
+    wrong = [
+        f"{name}: expected {expected!r}, got {values.get(name)!r}"
+        for name, expected in example.fields
+        if not _same(expected, values.get(name))
+    ]
+    fields = tuple(values.items())
+    if wrong:
+        return ExampleResult(kind, number, False, "; ".join(wrong), fields, picked.line)
+    return ExampleResult(kind, number, True, f"matched likely-cause line {picked.line}", fields, picked.line)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from forensics.model import REDACTED
+from forensics.model import REDACTED, RuleScope
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.report.redact import Redactor
 from forensics.rules.loader import load_rules
@@ -92,6 +92,13 @@ text = '''
 Access to model meta-llama/Llama-3.1-8B-Instruct is restricted.
 '''
 """
+# the Hub-access fatal-line rule names the gated test's likely-cause line when no ordinary rule does: it goes too
+FATAL_HUB_ACCESS_NEVER_MATCHES = GATED_NEVER_MATCHES.replace(
+    'id = "hf.gated-repo"', 'id = "fatal-line.hub-access"'
+)
+FATAL_HUB_ACCESS_NEVER_MATCHES = FATAL_HUB_ACCESS_NEVER_MATCHES.replace(
+    'kind = "cause"', 'kind = "cause"\nscope = "likely-cause"'
+)
 # the Hub's plain 401 is the gated log's fallback cause; it goes too, so the gated test is left with none
 UNAUTHORIZED_NEVER_MATCHES = GATED_NEVER_MATCHES.replace('id = "hf.gated-repo"', 'id = "hf.unauthorized"')
 MIGRATION = "test_request_migration[qwen3-0.6b]"
@@ -230,7 +237,13 @@ def test_changed_causes_are_applied_and_lost_ones_are_not(
 ) -> None:
     found = reanalyze(
         store,
-        rules=_rules(tmp_path, ENCODER_RULE, GATED_NEVER_MATCHES, UNAUTHORIZED_NEVER_MATCHES),
+        rules=_rules(
+            tmp_path,
+            ENCODER_RULE,
+            GATED_NEVER_MATCHES,
+            UNAUTHORIZED_NEVER_MATCHES,
+            FATAL_HUB_ACCESS_NEVER_MATCHES,
+        ),
         apply=True,
     )
     moves = [(move.change, move.before_key, move.after_key, move.applied) for move in found.moves]
@@ -310,3 +323,34 @@ def test_a_cached_zip_replaced_by_another_is_not_read(store: Store, recorded: Pa
     assert (found.from_artifacts, found.from_evidence) == (0, 7)
     [move] = found.moves  # the stored window still holds the KeyError line the recorded artifact had
     assert (move.change, move.after_key, move.source) == ("explained", "dynamo.handler-error", "evidence")
+
+
+# A real log (tests/corpus/train) whose likely-cause line only a fatal-line family rule names: podman's
+# `Error response from daemon: manifest unknown`.
+MANIFEST_UNKNOWN = (
+    Path(__file__).resolve().parent.parent
+    / "corpus/train/holdout-r6/container-image/i-podman-ai-lab-llama-server-manifest-unknown.log"
+)
+
+
+def test_fatal_line_rules_name_a_cause_in_the_kept_window_as_analyze_does(
+    store: Store, rule_pack: RuleSet, workdir: Path
+) -> None:
+    log = workdir / "pull.log"
+    shutil.copyfile(MANIFEST_UNKNOWN, log)
+    scanned_only = RuleSet(tuple(rule for rule in rule_pack if rule.scope is RuleScope.EVERY_LINE))
+    record_report(store, analyze([str(log)], rules=scanned_only))  # before the tier: unexplained
+    record_report(store, analyze([str(log)], rules=rule_pack))  # with it: the fatal-line cause
+    assert store.query("SELECT cause_kind, cause_key FROM tests ORDER BY id")[1] == (
+        "cause",
+        "fatal-line.container-image",
+    )
+    log.unlink()  # only the kept window and message are left
+    found = reanalyze(store, rules=rule_pack)
+    assert (found.examined, found.from_evidence) == (2, 2)
+    [move] = found.moves  # the second night's cause is found again in its window: it does not move
+    assert (move.change, move.after_key, move.source) == (
+        "explained",
+        "fatal-line.container-image",
+        "evidence",
+    )

@@ -1,0 +1,78 @@
+"""The second tier of root causes: fatal-line family rules, tried only on a failure's likely-cause line.
+
+An ordinary rule is tried on every line of every log, so it must be safe on healthy traffic, warnings, retries
+and quoted docs: it is written narrowly and misses the next wording. A fatal-line rule (`scope = "likely-cause"`)
+is tried on one line only: the line the likely-cause picker (engine/likely.py) chose for a failing test that no
+ordinary rule explains, a line already known to be where the process failed. So it can name a family by its core
+words (`certificate has expired`, `Too many open files`, `manifest unknown`). It is never scanned: no probe, no
+pre-filter literal (engine/scanner.py leaves it out), so it costs nothing on healthy logs.
+
+The first fatal-line rule by priority (then load order) whose pattern matches the likely-cause line, normalised as
+every rule sees a line (engine/normalize.py), becomes the test's root cause, with the likely-cause line as its
+evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the likely cause stays a pointer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from forensics.engine.normalize import normalize_line
+from forensics.engine.scanner import CompiledRules
+from forensics.model import Evidence, Finding, FoundBy
+from forensics.rules.model import Rule
+
+DEFAULT_TIMEOUT = 0.5  # seconds a pattern may take on the one line (ScanLimits.regex_timeout's default)
+
+
+def fatal_line_rules(compiled: CompiledRules) -> tuple[Rule, ...]:
+    """The pack's fatal-line rules in the order they are tried: higher priority first, then load order."""
+    rules = [compiled.rules[index] for index in compiled.fatal_line_rules]
+    return tuple(sorted(rules, key=lambda rule: -rule.priority))  # a stable sort keeps load order on ties
+
+
+def match_fatal_line(
+    text: str, rules: Sequence[Rule], *, timeout: float = DEFAULT_TIMEOUT
+) -> tuple[Rule, dict[str, str]] | None:
+    """The first of `rules` whose pattern matches the line (normalised as the scanner does), with its captures."""
+    line = normalize_line(text).text
+    if not line:
+        return None
+    for rule in rules:
+        for pattern in rule.patterns:
+            try:
+                found = pattern.search(line, timeout=timeout)
+            except TimeoutError:  # bounded like any rule: a pattern that gives up is no match
+                continue
+            if found is not None:
+                return rule, {name: value for name, value in found.groupdict().items() if value is not None}
+    return None
+
+
+def fatal_line_cause(
+    evidence: Evidence, compiled: CompiledRules, *, timeout: float = DEFAULT_TIMEOUT
+) -> Finding | None:
+    """The root cause a fatal-line rule names on the likely-cause line (`evidence`), or None."""
+    if not compiled.fatal_line_rules:
+        return None
+    matched = match_fatal_line(evidence.text, fatal_line_rules(compiled), timeout=timeout)
+    if matched is None:
+        return None
+    rule, captures = matched
+    return fatal_line_finding(rule, captures, evidence)
+
+
+def fatal_line_finding(rule: Rule, captures: dict[str, str], evidence: Evidence) -> Finding:
+    """A fatal-line rule's match as reports show any cause: its values, summary, advice, the evidence line."""
+    values = rule.values(captures)
+    return Finding(
+        rule_id=rule.id,
+        title=rule.title,
+        category=rule.category,
+        kind=rule.kind,
+        summary=rule.summary.render(values),
+        advice=rule.advice,
+        fields=tuple(values.items()),
+        evidence=evidence,
+        tickets=rule.tickets,
+        found_by=FoundBy.FATAL_LINE,
+    )
