@@ -208,3 +208,15 @@ def test_the_loader_names_a_bad_scope(
     with pytest.raises(RulesError) as raised:
         load_rules(path, include_shipped=False, cache=False)
     assert f"{path}: rule 'mine.fatal': scope: {message}" in str(raised.value)
+
+
+def test_only_patterns_whose_literals_the_line_holds_are_compiled(tmp_path: Path) -> None:
+    cache = PackCache(tmp_path / "cache")
+    load_rules(cache=cache)
+    cached = load_rules(cache=cache)  # patterns compiled on first use, as in a real run
+    log = tmp_path / "test.log"
+    log.write_text("INFO start\nAssertionError: assert 1 == 2\n", encoding="utf-8")
+    (verdict,) = analyze([str(log)], rules=cached).verdicts
+    assert verdict.root_cause is None and verdict.likely_cause is not None
+    fatal = [rule for rule in cached if rule.scope is RuleScope.LIKELY_CAUSE]
+    assert [pattern.pattern for rule in fatal for pattern in rule.patterns if pattern.is_compiled] == []

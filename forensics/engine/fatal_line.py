@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules
 from forensics.model import Evidence, Finding, FoundBy
+from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import Rule
 
 DEFAULT_TIMEOUT = 0.5  # seconds a pattern may take on the one line (ScanLimits.regex_timeout's default)
@@ -37,8 +38,13 @@ def match_fatal_line(
     line = normalize_line(text).text
     if not line:
         return None
+    folded = line.lower()
     for rule in rules:
         for pattern in rule.patterns:
+            # the pattern's required literals first, as the scanner's pre-filter does: a pattern compiles only when
+            # the line could match it (compiling every fatal-line pattern cost a small run ~0.1 s)
+            if not _may_match(line, folded, required_literals(pattern.pattern, ignore_case=rule.ignore_case)):
+                continue
             try:
                 found = pattern.search(line, timeout=timeout)
             except TimeoutError:  # bounded like any rule: a pattern that gives up is no match
@@ -46,6 +52,17 @@ def match_fatal_line(
             if found is not None:
                 return rule, {name: value for name, value in found.groupdict().items() if value is not None}
     return None
+
+
+def _may_match(line: str, folded: str, literals: Literals | None) -> bool:
+    """Whether the line holds one of the literals every match of a pattern contains (or it has none)."""
+    if literals is None:
+        return True
+    if literals.ignore_case:
+        if not line.isascii():  # case folding beyond ASCII: leave it to the pattern
+            return True
+        return any(literal in folded for literal in literals.alternatives)
+    return any(literal in line for literal in literals.alternatives)
 
 
 def fatal_line_cause(
