@@ -41,6 +41,14 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
     ("Bazel", r"^FAIL: //\S", None),
     # CTest: `1/3 Test #2: structure-test ......***Failed    0.47 sec`, before `The following tests FAILED:`
     ("CTest", r"^\d+/\d+ Test +#\d+: \S+ \.*\*{3}(?:Failed|Exception|Timeout)", None),
+    # ... and its summary's list, all a log may keep of the run (`The following tests FAILED:` then each failed test as
+    # `  25 - test-arg-parser (Failed)`, `7 - test-x (SEGFAULT)`, with its labels after it)
+    (
+        "CTest",
+        r"^\d+ - \S+ \((?:Failed|SEGFAULT|Timeout|Subprocess aborted|Child aborted|Exception|ILLEGAL|BAD_COMMAND"
+        r"|OTHER_FAULT|INTERRUPT|NUMERICAL|Subprocess killed|cygwin_exception|Not Run)\)(?:\s+[\w:;-]+)*$",
+        None,
+    ),
     # Go's testing: `--- FAIL: TestAdd (0.00s)` then, without -v, the test's `    add_test.go:9: …` message
     ("Go testing", r"^--- FAIL: \S", r"^[\w.-]+_test\.go:\d+: \S"),
     # googletest: `file.cc:91: Failure` (then `Value of: …`), `[  FAILED  ] Suite.Test (0 ms)`
@@ -122,7 +130,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
     | \bSignal\ \d+\ \(SIG\w+\)\ received
-    | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
+    | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
     | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
@@ -158,6 +166,10 @@ _EXCEPTION_ANYWHERE = GatedRegex(
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
+# ONNX Runtime's status, its class in brackets (`[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions …`,
+# behind the Python class or alone): an exception named outside a traceback, searched in the line as shown, since the
+# normaliser takes a bracketed word at a line's start for a tag
+_BRACKETED_EXCEPTION = GatedRegex(r"\[(?P<name>[A-Z]\w*(?:Error|Exception))\] : \S")
 # The Ascend CANN runtime's error type and code (`Memory_Allocation_Failure(EL0004): Failed to allocate memory.`): an
 # exception named outside a traceback; searched only in a line holding `): ` (no literal of it gates a search).
 _CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
@@ -192,7 +204,7 @@ _OOM_KILLER = GatedRegex(
 _EXCEPTION_WITH_MESSAGE = GatedRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 SUMMARY_WINDOW = (
-    3  # lines below an exception named outside a traceback in which the traceback it sums up may open
+    6  # lines below an exception named outside a traceback in which the traceback it sums up may open
 )
 INTRODUCED_WINDOW = (
     3  # lines below a failure line ending in `:` in which what it introduces may follow (blanks between)
@@ -208,6 +220,10 @@ _FATAL_PHRASE = GatedRegex(
 # exception beats, and the answer when the excerpt lost it.
 _ERROR_PHRASE = GatedRegex(
     r"\bTHCudaCheck FAIL\b"
+    # a CUDA kernel's device-side assertion (``Indexing.cu:1422: indexSelectLargeIndex: block: [31,0,0], thread: [0,0,0]
+    # Assertion `srcIndex < srcSelectDimSize` failed.``, its `failed.` wrapped onto the next line by a narrow console):
+    # printed before the traceback whose `RuntimeError: CUDA error: device-side assert triggered` names it
+    r"|\bAssertion `[^`]*`(?: failed\.|\s*$)"
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
     r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
@@ -272,6 +288,10 @@ _PYTEST_LOCATION = LazyRegex(
 # pytest's header of a test that errored outside its body (`____ ERROR at setup of test_x[a] ____`): a failure
 # line, chosen only when the log holds no error line (the `E   …` lines under it say more).
 _PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR at (?:setup|teardown) of \S.* _+$")
+# pytest's totals that count errors (`==== 33 passed, 2 deselected, 18 warnings, 1 error in 4366.92s (1:12:46) ====`):
+# a line that words a failure (`N failed` says it in the failure words), after every test's own report, and more than
+# the CI runner's epilogue below it says
+_PYTEST_ERROR_TOTALS = LazyRegex(r"^=*\s*(?:\d+ [a-z]+, )*[1-9]\d* errors?(?:, \d+ [a-z]+)* in [\d.]+s\b")
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
 _QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
@@ -294,10 +314,17 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    r"|there (?:was|has been) an? (?:problem|error)"  # huggingface_hub's `There was a problem when trying to write …`
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
 )
+# A guess at a failure (`poll … returned 0, likely a timeout`, `may be out of memory`): the words that precede a
+# failure word when the line only supposes it; the line that states it (`timed out after 1800000ms`) reports it.
+_GUESS = LazyRegex(
+    r"\b(?:likely|probably|possibly|perhaps|maybe|may|might)(?: be| have| have been)?(?: an?| the)?\s+$"
+)
+GUESS_REACH = 40  # characters before a failure word searched for the guess that qualifies it
 # A verdict alone on its line, and a check's line that states measured values against their limit (vllm-omni's
 # `SSIM: value=0.941089, threshold>=0.970000, …`, `SSIM: avg=0.929366, min=0.914918, threshold>=0.940000`,
 # `got 27.8, expected >= 30`): the values are the `name=number`s (or `got number`) before the limit.
@@ -459,31 +486,8 @@ class LikelyCausePicker:
             return
         if self._never_a_frame(number, shown, message):
             return
-        tag = _process_tag(raw)
-        traceback = self._tracebacks.get(tag)
-        if "Traceback (most recent call last)" in message:
-            self._open_traceback(number, tag, traceback, fatal=not quiet)
+        if self._in_traceback(number, raw, shown, normalized):
             return
-        if message in _CHAIN:
-            if self._provisional is not None:
-                self._provisional.chained = True
-            return
-        if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
-            traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
-        if traceback is not None:
-            if number - traceback.start > TRACEBACK_SPAN:
-                del self._tracebacks[tag]
-            elif _is_exception_line(message) or _prefixed_exception(message):
-                del self._tracebacks[tag]
-                if traceback.fatal:
-                    self._exception(number, shown, message, LikelyReason.EXCEPTION)
-                return
-            else:
-                if _RAISE.match(message):
-                    traceback.raised = _Candidate(
-                        number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
-                    )
-                return  # a frame, a source line, a caret line: part of the traceback
         if not quiet and _ASSERT_EXPLANATION.match(message):
             if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
                 self._provisional = _Provisional(
@@ -501,6 +505,7 @@ class LikelyCausePicker:
             _EXCEPTION_ANYWHERE.search(message)
             or ("): " in message and _CODED_ERROR.search(message))
             or _FATAL_PHRASE.search(message)
+            or _BRACKETED_EXCEPTION.search(shown)
             or (_PYTEST_LOCATION.match(message) and not self._restates(message))
             or _PYTEST_RECAP.match(
                 message
@@ -521,18 +526,56 @@ class LikelyCausePicker:
         elif _COMMAND_ECHO.match(message):
             return  # a command about to run (`Run command: [timeout 300 docker pull …]`): its words are arguments
         elif normalized.level is not Level.INFO and (
-            (_FAILURE_WORDS.search(message) and not _CODE.found(message))
+            (_words_a_failure(message) and not _CODE.found(message))
             or (not quiet and _MISMATCH.search(message) and not _CODE.found(message))
             or _PYTEST_ERROR_HEADER.match(message)
+            or _PYTEST_ERROR_TOTALS.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
         elif (
-            _FAILURE_WORDS.search(message)
-            or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
+            _words_a_failure(message) or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
         ) and not _CODE.found(message):
             # a warning that reports an error (`WARNING huggingface_hub…:_http.py:446 HTTP Error 429 thrown while …`);
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
             self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
+
+    def _in_traceback(self, number: int, raw: str, shown: str, normalized: NormalizedLine) -> bool:
+        """A traceback's header, frame, source line or exception (followed per process tag). True when handled."""
+        message = normalized.text
+        quiet = normalized.level in (Level.WARNING, Level.INFO)
+        tag = _process_tag(raw)
+        traceback = self._tracebacks.get(tag)
+        if "Traceback (most recent call last)" in message:
+            if _flattened_traceback(message) and not quiet:
+                # a traceback flattened onto one line (a JSON field, a response body): it ends in its exception
+                self._exception(number, shown, message, LikelyReason.EXCEPTION)
+            else:
+                self._open_traceback(number, tag, traceback, fatal=not quiet)
+            return True
+        if message in _CHAIN:
+            if self._provisional is not None:
+                self._provisional.chained = True
+            return True
+        if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
+            traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
+        if traceback is None:
+            return False
+        if not traceback.fatal and normalized.level is Level.INFO and message.startswith('File "'):
+            # its frames carry an INFO header too: a parent relays a child's output line by line at the level it
+            # gives all of it (olmocr's `… - __main__ - INFO -   File "…"`), not an exception logged and handled
+            # (`logger.info(…, exc_info=True)` heads only the first line; a WARNING traceback stays handled)
+            traceback.fatal = True
+        if number - traceback.start > TRACEBACK_SPAN:
+            del self._tracebacks[tag]
+            return False
+        if _is_exception_line(message) or _prefixed_exception(message):
+            del self._tracebacks[tag]
+            if traceback.fatal:
+                self._exception(number, shown, message, LikelyReason.EXCEPTION)
+            return True
+        if _RAISE.match(message):
+            traceback.raised = _Candidate(number, shown, LikelyReason.EXCEPTION, False, list(self._recent))
+        return True  # a frame, a source line, a caret line: part of the traceback
 
     def _runner_line(self, number: int, text: str) -> bool:
         """A test runner's line: Go's `=== RUN` and test messages, a marker's message below it. True when handled."""
@@ -626,7 +669,10 @@ class LikelyCausePicker:
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
-            if self._provisional.summarizes and _exception_name(message) == self._provisional.name:
+            if self._provisional.summarizes and self._provisional.name in (
+                _exception_name(message),
+                *_named(message),
+            ):
                 # the traceback below a summary line (ducktape's `KeyError('samples')`) ends in the same exception
                 self._provisional = None
                 self._fatal = self._candidate(number, shown, reason, wrapper=False)
@@ -641,6 +687,9 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         candidate = self._candidate(number, shown, reason, wrapper=False)
+        name = _exception_name(message) or next(
+            iter(_named(shown)), ""
+        )  # `[ONNXRuntimeError] : …` read as a tag
         recap = _PYTEST_RECAP.match(message)
         if recap is not None:  # the same exception, shown in full below, says more
             shown_in_full = recap["exception"].strip()
@@ -662,7 +711,7 @@ class LikelyCausePicker:
             )
         elif _exception_name(message) in _GENERIC_EXCEPTIONS:
             self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
-        elif reason is LikelyReason.EXCEPTION_LINE and _exception_name(message):
+        elif reason is LikelyReason.EXCEPTION_LINE and name:
             # named outside a traceback: a summary, when a traceback opens right below it, of that traceback's end
             self._provisional = _Provisional(
                 candidate, number + SUMMARY_WINDOW, lambda _text: False, reason=reason
@@ -670,7 +719,7 @@ class LikelyCausePicker:
         else:
             self._fatal = candidate
         if self._provisional is not None and self._provisional.candidate is candidate:
-            self._provisional.name = _exception_name(message)
+            self._provisional.name = name
 
     def _event(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         if self._wrapper(message):
@@ -825,6 +874,14 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
     return None
 
 
+def _words_a_failure(message: str) -> bool:
+    """A failure word that the line states, not one it only guesses (`likely a timeout`)."""
+    return any(
+        _GUESS.search(message[max(0, found.start() - GUESS_REACH) : found.start()]) is None
+        for found in _FAILURE_WORDS.finditer(message)
+    )
+
+
 def _fails_its_limit(text: str) -> bool:
     """A check's line whose measured values (`value=0.94`) do not meet the limit it states (`threshold>=0.97`)."""
     limit = _LIMIT.search(text)
@@ -877,6 +934,14 @@ def _names_an_exception_class(message: str) -> bool:
     )
 
 
+def _flattened_traceback(message: str) -> bool:
+    """A whole traceback on one line (`traceback: Traceback (most recent call last): File "/src/handler.py", line 206,
+    in generate results = await … KeyError: 'api'}`): an exception with its message after the last frame."""
+    frames = message.partition("Traceback (most recent call last)")[2]
+    last_frame = frames.rfind('File "')
+    return last_frame >= 0 and _EXCEPTION_WITH_MESSAGE.search(frames, last_frame) is not None
+
+
 def _prefixed_exception(message: str) -> bool:
     """An exception line behind a prefix the normaliser does not know (`[177/train (pid 2)] OSError: …`)."""
     return (
@@ -886,9 +951,18 @@ def _prefixed_exception(message: str) -> bool:
     )
 
 
+def _named(message: str) -> tuple[str, ...]:
+    """The exception classes a line names in brackets (ONNX Runtime's `InvalidArgument: [ONNXRuntimeError] : 2 : …`)."""
+    return tuple(found["name"] for found in _BRACKETED_EXCEPTION.finditer(message))
+
+
 def _exception_name(message: str) -> str:
     """The class name of the exception a line names (without its module), or ""."""
-    match = _EXCEPTION.match(message) or _EXCEPTION_ANYWHERE.search(message)
+    match = (
+        _EXCEPTION.match(message)
+        or _EXCEPTION_ANYWHERE.search(message)
+        or _BRACKETED_EXCEPTION.search(message)
+    )
     if match is None:
         return ""
     return match["name"].split("(", 1)[0].rsplit(".", 1)[-1]
@@ -949,9 +1023,13 @@ _LEVELS = {
 
 
 def unmarked(raw: str) -> str:
-    """A log line pasted with Markdown's inline marks as the line itself: a line wrapped in backticks
-    (`` `09:43:04 ERROR: …` ``), a bold start (`**RuntimeError: CUDA out of memory.** Tried …`)."""
+    """A log line pasted with Markdown's marks as the line itself: a line wrapped in backticks
+    (`` `09:43:04 ERROR: …` ``), a bold start (`**RuntimeError: CUDA out of memory.** Tried …`), a blockquote's
+    `> ` (`> Error: P1001: Can't reach database server …`; pytest's `>` marker is followed by the source's indent)."""
     text = raw.strip()
+    if text.startswith("> ") and len(text) > 2 and not text[2].isspace():
+        text = text[2:]
+        raw = text
     if len(text) > 2 and text[0] == "`" and text[-1] == "`" and text.count("`") == 2:
         return text[1:-1]
     if text.startswith("**") and not text.startswith("***"):
