@@ -29,11 +29,12 @@ from tests.support.likely import picked_from, picked_in
             6,
             LikelyReason.FAILURE_LINE,
         ),
-        # NCCL's WARN line that words the network failure (`No route to host`), the traceback below it cut
+        # NCCL's WARN line that words the network failure (`No route to host`), the traceback below it cut (an error
+        # line since the tenth round: NCCL reports the failures it returns at WARN)
         (
             "holdout-r3/nccl-error/c-sglang-multinode-nccl-socket-no-route-to-host.log",
             1,
-            LikelyReason.FAILURE_LINE,
+            LikelyReason.ERROR_LINE,
         ),
         # docker's `Error response from daemon: …` is an error line; the runner's `Warning: … failed` after it is not
         (

@@ -212,7 +212,7 @@ INTRODUCED_WINDOW = (
 PANIC_VALUE_WINDOW = 8  # lines below a panic header (`panic recovered:`) in which its value may be printed
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
 _FATAL_PHRASE = GatedRegex(
-    r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
+    r"\bCUDA (?:driver )?[Ee]rror: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
 # PyTorch < 1.0's CUDA check (`THCudaCheck FAIL file=… error=46 : all CUDA-capable devices are busy`), printed
@@ -261,6 +261,7 @@ _NOT_A_CAUSE = GatedRegex(
     # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
     r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
+_ANNOUNCEMENT = GatedRegex(r"Exception in (?:thread|worker)\b[^:]*:")
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
 # one, a traceback logged line by line under ERROR headers): pytest's `>` marker (indented: a Markdown quote's
@@ -287,11 +288,14 @@ _PYTEST_LOCATION = LazyRegex(
 )
 # pytest's header of a test that errored outside its body (`____ ERROR at setup of test_x[a] ____`): a failure
 # line, chosen only when the log holds no error line (the `E   …` lines under it say more).
-_PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR at (?:setup|teardown) of \S.* _+$")
+_PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR (?:at (?:setup|teardown) of|collecting) \S.* _+$")
 # pytest's totals that count errors (`==== 33 passed, 2 deselected, 18 warnings, 1 error in 4366.92s (1:12:46) ====`):
 # a line that words a failure (`N failed` says it in the failure words), after every test's own report, and more than
 # the CI runner's epilogue below it says
-_PYTEST_ERROR_TOTALS = LazyRegex(r"^=*\s*(?:\d+ [a-z]+, )*[1-9]\d* errors?(?:, \d+ [a-z]+)* in [\d.]+s\b")
+_PYTEST_ERROR_TOTALS = LazyRegex(
+    r"^=*\s*(?:\d+ [a-z]+, )*[1-9]\d* errors?(?:, \d+ [a-z]+)* in [\d.]+s\b"
+    r"|^!+ Interrupted: [1-9]\d* errors? during collection !+$"  # collection stopped the run: nothing ran
+)
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
 _QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
@@ -303,6 +307,9 @@ _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # A warning a compiler or package manager words without a header (cargo, gcc, uv: `warning: …`, `pip: warning: …`).
 _WARNING_WORD = LazyRegex(r"^(?:[\w.-]+: )?(?:warning|Warning|WARNING)(?:\[[\w-]+\])?:\s")
+# NCCL reports a failure it returns at WARN (`host:12:34 [0] bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface
+# found`, then `NCCL INFO init.cc:128 -> 3` as the error code climbs its stack): an error line.
+_NCCL_WARN = GatedRegex(r"\bNCCL WARN\b")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
@@ -314,7 +321,7 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
-    r"|there (?:was|has been) an? (?:problem|error)"  # huggingface_hub's `There was a problem when trying to write …`
+    r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"  # GitHub's runner lost  # huggingface_hub's `There was a problem when trying to write …`
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
@@ -366,6 +373,7 @@ class _Traceback:
     start: int
     fatal: bool
     raised: _Candidate | None = None  # its last `raise …(` source line, for an exception line cut off
+    named: bool = False  # `raised` is the error its header line named (`…: NCCL error: …, Traceback (most …`)
 
 
 @dataclass
@@ -477,7 +485,7 @@ class LikelyCausePicker:
             self._provisional = None
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
-        if _NOT_A_CAUSE.search(message):
+        if _NOT_A_CAUSE.search(message) and not _carries_its_error(message):
             return
         if self._runner_line(number, shown.strip()):
             return
@@ -551,6 +559,7 @@ class LikelyCausePicker:
                 self._exception(number, shown, message, LikelyReason.EXCEPTION)
             else:
                 self._open_traceback(number, tag, traceback, fatal=not quiet)
+                self._header_names_its_error(number, shown, message, tag, quiet=quiet)
             return True
         if message in _CHAIN:
             if self._provisional is not None:
@@ -573,9 +582,25 @@ class LikelyCausePicker:
             if traceback.fatal:
                 self._exception(number, shown, message, LikelyReason.EXCEPTION)
             return True
-        if _RAISE.match(message):
+        if _RAISE.match(message) and not traceback.named:
             traceback.raised = _Candidate(number, shown, LikelyReason.EXCEPTION, False, list(self._recent))
         return True  # a frame, a source line, a caret line: part of the traceback
+
+    def _header_names_its_error(
+        self, number: int, shown: str, message: str, tag: str, *, quiet: bool
+    ) -> None:
+        """A traceback's header behind the error it ends in (vLLM's `logger.exception("Exception in worker … while
+        processing method init_device: %s, %s", e, tb)`): the answer when the traceback's own exception line is cut."""
+        opened = self._tracebacks.get(tag)
+        named = message.partition("Traceback (most recent call last)")[0]
+        if (
+            opened is not None
+            and opened.start == number
+            and not quiet
+            and (_FATAL_PHRASE.search(named) or _EXCEPTION_WITH_MESSAGE.search(named))
+        ):
+            opened.raised = _Candidate(number, shown, LikelyReason.EXCEPTION_LINE, False, list(self._recent))
+            opened.named = True
 
     def _runner_line(self, number: int, text: str) -> bool:
         """A test runner's line: Go's `=== RUN` and test messages, a marker's message below it. True when handled."""
@@ -874,6 +899,16 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
     return None
 
 
+def _carries_its_error(message: str) -> bool:
+    """An announcement that goes on with the error itself (vLLM's `Exception in worker VllmWorkerProcess while
+    processing method init_device: NCCL error: unhandled system error …`): the error, not only its announcement."""
+    announced = _ANNOUNCEMENT.search(message)
+    if announced is None:
+        return False
+    rest = message[announced.end() :]
+    return _FATAL_PHRASE.search(rest) is not None or _EXCEPTION_WITH_MESSAGE.search(rest) is not None
+
+
 def _words_a_failure(message: str) -> bool:
     """A failure word that the line states, not one it only guesses (`likely a timeout`)."""
     return any(
@@ -934,10 +969,16 @@ def _names_an_exception_class(message: str) -> bool:
     )
 
 
+_ESCAPES = LazyRegex(
+    r'\\+[n"]'
+)  # `\n  File \"/x.py\"` in a JSON string (`\\n`, `\\\"` in one nested in another)
+
+
 def _flattened_traceback(message: str) -> bool:
     """A whole traceback on one line (`traceback: Traceback (most recent call last): File "/src/handler.py", line 206,
     in generate results = await … KeyError: 'api'}`): an exception with its message after the last frame."""
     frames = message.partition("Traceback (most recent call last)")[2]
+    frames = _ESCAPES.sub(lambda escape: "\n" if escape[0][-1] == "n" else '"', frames)  # JSON's, even nested
     last_frame = frames.rfind('File "')
     return last_frame >= 0 and _EXCEPTION_WITH_MESSAGE.search(frames, last_frame) is not None
 
@@ -978,7 +1019,7 @@ def _exception_name(message: str) -> str:
 _MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
-    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s(?P<logger>\w+)\s\|\s"
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
@@ -1049,6 +1090,8 @@ def _normalize(raw: str) -> NormalizedLine:
         _RAW_WARNING_HINT.search(raw[:160]) or _WARNING_WORD.match(normalized.text)
     ):
         normalized = NormalizedLine(normalized.text, Level.WARNING)
+    if normalized.level is not Level.ERROR and _NCCL_WARN.search(normalized.text[:300]):
+        normalized = NormalizedLine(normalized.text, Level.ERROR)
     json_level = _JSON_LEVEL.match(normalized.text) or _LOGFMT_LEVEL.match(normalized.text)
     if json_level is not None:
         normalized = NormalizedLine(normalized.text, _LEVELS.get(json_level["level"].upper(), Level.PLAIN))
@@ -1067,6 +1110,8 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["zerolog"]
             or match["dashed"]
         )
+        if match["logger"] in ("stdout", "stderr"):
+            word = ""  # a process's stream relayed at one level (FastChat's `| INFO | stdout |`): not the line's own
         shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
         level = shown if inner.level is Level.PLAIN else Level(min(inner.level, shown))
         normalized = NormalizedLine(inner.text, level)
