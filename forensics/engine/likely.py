@@ -389,6 +389,9 @@ class _Candidate:
     introduces: bool = (
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
+    cut_short: bool = (
+        False  # a console cut it to its width (`consolid… …`): a whole line that words the failure says more
+    )
 
 
 @dataclass
@@ -808,11 +811,16 @@ class LikelyCausePicker:
             introducing is not None
         ):  # `Failed to start, getting 404:` then what failed: the detail says more
             self._fallback.remove(introducing)
-        elif any(existing.reason is kind for existing in self._fallback):
-            return
+        elif (cut := next((c for c in self._fallback if c.reason is kind), None)) is not None:
+            if not (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message)):
+                return
+            self._fallback.remove(
+                cut
+            )  # `Failed: /home/u/.llama/checkpoints/consolid… …`: the words after it were lost
         candidate = self._candidate(number, shown, kind, wrapper=wrapper)
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
+        candidate.cut_short = _cut_short(message)
         self._fallback.append(candidate)
 
     def _candidate(self, number: int, shown: str, reason: LikelyReason, *, wrapper: bool) -> _Candidate:
@@ -897,6 +905,12 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
                 line.number, line.text, verdict.reason, False, block[:index], after[:EXCERPT_AFTER]
             )
     return None
+
+
+def _cut_short(text: str) -> bool:
+    """A line a console cut to its width (rich's progress column: `Failed: /home/u/.llama/checkpoints/consolid… …`): it
+    lost the words after the ellipsis, so a later line that words the failure whole says more."""
+    return text.rstrip().endswith("…")
 
 
 def _carries_its_error(message: str) -> bool:
