@@ -261,7 +261,10 @@ _NOT_A_CAUSE = GatedRegex(
     # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
     r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
+# An announcement that may go on with the error itself (`Exception in worker … init_device: NCCL error: …`).
 _ANNOUNCEMENT = GatedRegex(r"Exception in (?:thread|worker)\b[^:]*:")
+# A traceback flattened into a JSON string: `\n  File \"/x.py\"` (`\\n`, `\\\"` in one nested in another).
+_ESCAPES = LazyRegex(r'\\+[n"]')
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
 # one, a traceback logged line by line under ERROR headers): pytest's `>` marker (indented: a Markdown quote's
@@ -321,7 +324,9 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
-    r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"  # GitHub's runner lost  # huggingface_hub's `There was a problem when trying to write …`
+    # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
+    # communication with the server.`
+    r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
@@ -389,9 +394,7 @@ class _Candidate:
     introduces: bool = (
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
-    cut_short: bool = (
-        False  # a console cut it to its width (`consolid… …`): a whole line that words the failure says more
-    )
+    cut_short: bool = False  # a console cut it to its width (`consolid… …`): a whole line says more
 
 
 @dataclass
@@ -715,9 +718,8 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         candidate = self._candidate(number, shown, reason, wrapper=False)
-        name = _exception_name(message) or next(
-            iter(_named(shown)), ""
-        )  # `[ONNXRuntimeError] : …` read as a tag
+        # the shown line for ONNX Runtime's `[ONNXRuntimeError] : …`, which the normaliser took for a tag
+        name = _exception_name(message) or next(iter(_named(shown)), "")
         recap = _PYTEST_RECAP.match(message)
         if recap is not None:  # the same exception, shown in full below, says more
             shown_in_full = recap["exception"].strip()
@@ -814,9 +816,8 @@ class LikelyCausePicker:
         elif (cut := next((c for c in self._fallback if c.reason is kind), None)) is not None:
             if not (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message)):
                 return
-            self._fallback.remove(
-                cut
-            )  # `Failed: /home/u/.llama/checkpoints/consolid… …`: the words after it were lost
+            # `Failed: /home/u/.llama/checkpoints/consolid… …` lost its words: the whole line says more
+            self._fallback.remove(cut)
         candidate = self._candidate(number, shown, kind, wrapper=wrapper)
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
@@ -981,11 +982,6 @@ def _names_an_exception_class(message: str) -> bool:
     return _is_exception_line(message) and _exception_name(message).endswith(
         ("Error", "Exception", "Interrupt", "Exit", "Failure", "Failed")
     )
-
-
-_ESCAPES = LazyRegex(
-    r'\\+[n"]'
-)  # `\n  File \"/x.py\"` in a JSON string (`\\n`, `\\\"` in one nested in another)
 
 
 def _flattened_traceback(message: str) -> bool:
