@@ -359,3 +359,21 @@ def test_a_line_a_console_cut_short_yields_to_a_whole_one() -> None:
     assert picked_from(cut) == (1, LikelyReason.FAILURE_LINE)
     whole = ["Download failed: connection reset", "Failed: /models/b/consolid… … "]
     assert picked_from(whole) == (1, LikelyReason.FAILURE_LINE)
+
+
+def test_uvs_ascii_diagnostic_mark_is_an_error_line_and_its_help_is_advice() -> None:
+    # a terminal without UTF-8 gets miette's ASCII theme: `  x …` for `  × …` (both real logs are labelled there)
+    assert picked_in("dev-lower/python-env/uv-no-solution-ascii-terminal-uv-2538.log") == (
+        9,
+        LikelyReason.ERROR_LINE,
+    )
+    framepack = "holdout-r3/python-environment/d-framepack-uv-add-torch-cu126-unsatisfiable.log"
+    assert picked_in(framepack) == (3, LikelyReason.ERROR_LINE)
+    # uv's `help:` below it tells what to do: never the cause, even with a failure word in it
+    advice = [
+        "  help: If you want to add the package regardless of the failed resolution, provide `--frozen`",
+        "done",
+    ]
+    assert picked_from(advice) == (2, LikelyReason.LAST_LINE)
+    # an `x` that starts no sentence is no mark
+    assert picked_from(["x 3 y 4", "x = compute(y)", "done"]) == (3, LikelyReason.LAST_LINE)

@@ -238,6 +238,9 @@ _ERROR_PHRASE = GatedRegex(
 # pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`): an error
 # line; a prefix test, since a pattern holding `×` cannot be gated by its ASCII literals and would run on every line
 _DIAGNOSTIC_MARK = "× "
+# ... and its ASCII rendering (miette's ASCII theme, a terminal without UTF-8: `  x No solution found when resolving
+# dependencies:` then `` `-> Because … ``): the mark, then a capitalised sentence
+_ASCII_DIAGNOSTIC = LazyRegex(r"^x [A-Z][a-z]+ ")
 # Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
 _TEST_RUNNER_FAILURE = GatedRegex(
     "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
@@ -258,8 +261,9 @@ _NOT_A_CAUSE = GatedRegex(
     r"|Task exception was never retrieved|^Process [\w-]+:$"
     # advice printed with an error, at its level (the Ascend runtime's `ERROR … Note: ASCEND_LAUNCH_BLOCKING=1 will
     # force ops to run in synchronous mode`, pip's `note: This error originates from a subprocess`, TensorFlow's
-    # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
-    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
+    # `Hint: If you want to see a list of allocated tensors when OOM happens`, uv's and rustc's `help: …`): it tells what
+    # to do, not what failed
+    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Hh]elp|HELP|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
 # An announcement that may go on with the error itself (`Exception in worker … init_device: NCCL error: …`).
 _ANNOUNCEMENT = GatedRegex(r"Exception in (?:thread|worker)\b[^:]*:")
@@ -535,6 +539,7 @@ class LikelyCausePicker:
             (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
             or _ERROR_PHRASE.search(message)
             or message.startswith(_DIAGNOSTIC_MARK)
+            or (message.startswith("x ") and _ASCII_DIAGNOSTIC.match(message) is not None)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif _COMMAND_ECHO.match(message):
