@@ -60,10 +60,11 @@ from tests.support.likely import picked_from, picked_in
         # a Go panic behind a bare date and time is a panic (it was only a failure line's aftermath before)
         ("holdout-r2/gpu-oom/ollama-llama-runner-cudamalloc-oom-panic.log", 6, LikelyReason.PANIC),
         # uv's `warning: VIRTUAL_ENV=… does not match …` is a warning: the mismatch wording does not make it the cause
+        # (since the tenth round, uv's ASCII `  x No solution found …` is the answer, the labelled line, not `help:`)
         (
             "holdout-r3/python-environment/d-framepack-uv-add-torch-cu126-unsatisfiable.log",
-            10,
-            LikelyReason.FAILURE_LINE,
+            3,
+            LikelyReason.ERROR_LINE,
         ),
     ],
 )

@@ -41,6 +41,14 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
     ("Bazel", r"^FAIL: //\S", None),
     # CTest: `1/3 Test #2: structure-test ......***Failed    0.47 sec`, before `The following tests FAILED:`
     ("CTest", r"^\d+/\d+ Test +#\d+: \S+ \.*\*{3}(?:Failed|Exception|Timeout)", None),
+    # ... and its summary's list, all a log may keep of the run (`The following tests FAILED:` then each failed test as
+    # `  25 - test-arg-parser (Failed)`, `7 - test-x (SEGFAULT)`, with its labels after it)
+    (
+        "CTest",
+        r"^\d+ - \S+ \((?:Failed|SEGFAULT|Timeout|Subprocess aborted|Child aborted|Exception|ILLEGAL|BAD_COMMAND"
+        r"|OTHER_FAULT|INTERRUPT|NUMERICAL|Subprocess killed|cygwin_exception|Not Run)\)(?:\s+[\w:;-]+)*$",
+        None,
+    ),
     # Go's testing: `--- FAIL: TestAdd (0.00s)` then, without -v, the test's `    add_test.go:9: …` message
     ("Go testing", r"^--- FAIL: \S", r"^[\w.-]+_test\.go:\d+: \S"),
     # googletest: `file.cc:91: Failure` (then `Value of: …`), `[  FAILED  ] Suite.Test (0 ms)`
@@ -122,7 +130,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
     | \bSignal\ \d+\ \(SIG\w+\)\ received
-    | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*(?:-\d+|13[47]|139)\b
+    | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
     | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
@@ -158,6 +166,10 @@ _EXCEPTION_ANYWHERE = GatedRegex(
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
+# ONNX Runtime's status, its class in brackets (`[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : Got invalid dimensions …`,
+# behind the Python class or alone): an exception named outside a traceback, searched in the line as shown, since the
+# normaliser takes a bracketed word at a line's start for a tag
+_BRACKETED_EXCEPTION = GatedRegex(r"\[(?P<name>[A-Z]\w*(?:Error|Exception))\] : \S")
 # The Ascend CANN runtime's error type and code (`Memory_Allocation_Failure(EL0004): Failed to allocate memory.`): an
 # exception named outside a traceback; searched only in a line holding `): ` (no literal of it gates a search).
 _CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
@@ -192,7 +204,7 @@ _OOM_KILLER = GatedRegex(
 _EXCEPTION_WITH_MESSAGE = GatedRegex(r"(?:^|[\s\]>|])(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 CHAIN_WINDOW = 60  # lines in which a chained, more specific exception may replace a generic one
 SUMMARY_WINDOW = (
-    3  # lines below an exception named outside a traceback in which the traceback it sums up may open
+    6  # lines below an exception named outside a traceback in which the traceback it sums up may open
 )
 INTRODUCED_WINDOW = (
     3  # lines below a failure line ending in `:` in which what it introduces may follow (blanks between)
@@ -200,7 +212,7 @@ INTRODUCED_WINDOW = (
 PANIC_VALUE_WINDOW = 8  # lines below a panic header (`panic recovered:`) in which its value may be printed
 # A line naming a fatal CUDA/NCCL error outside an exception line (`… terminated with exception: CUDA error: …`).
 _FATAL_PHRASE = GatedRegex(
-    r"\bCUDA (?:driver )?error: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
+    r"\bCUDA (?:driver )?[Ee]rror: |\bcudaError[A-Z]\w+|\bNCCL error\b|\bncclInternalError\b|\bncclSystemError\b"
     r"|\bncclUnhandledCudaError\b|\bncclInvalidUsage\b|\bncclRemoteError\b"
 )
 # PyTorch < 1.0's CUDA check (`THCudaCheck FAIL file=… error=46 : all CUDA-capable devices are busy`), printed
@@ -208,6 +220,10 @@ _FATAL_PHRASE = GatedRegex(
 # exception beats, and the answer when the excerpt lost it.
 _ERROR_PHRASE = GatedRegex(
     r"\bTHCudaCheck FAIL\b"
+    # a CUDA kernel's device-side assertion (``Indexing.cu:1422: indexSelectLargeIndex: block: [31,0,0], thread: [0,0,0]
+    # Assertion `srcIndex < srcSelectDimSize` failed.``, its `failed.` wrapped onto the next line by a narrow console):
+    # printed before the traceback whose `RuntimeError: CUDA error: device-side assert triggered` names it
+    r"|\bAssertion `[^`]*`(?: failed\.|\s*$)"
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
     r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
@@ -222,6 +238,9 @@ _ERROR_PHRASE = GatedRegex(
 # pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`): an error
 # line; a prefix test, since a pattern holding `×` cannot be gated by its ASCII literals and would run on every line
 _DIAGNOSTIC_MARK = "× "
+# ... and its ASCII rendering (miette's ASCII theme, a terminal without UTF-8: `  x No solution found when resolving
+# dependencies:` then `` `-> Because … ``): the mark, then a capitalised sentence
+_ASCII_DIAGNOSTIC = LazyRegex(r"^x [A-Z][a-z]+ ")
 # Matched on the line as shown (the normaliser takes `[FAIL]` for a tag): a test runner's report of a failed test.
 _TEST_RUNNER_FAILURE = GatedRegex(
     "|".join(f"(?:{pattern})" for _runner, pattern, _message in TEST_RUNNER_FAILURES)
@@ -242,9 +261,14 @@ _NOT_A_CAUSE = GatedRegex(
     r"|Task exception was never retrieved|^Process [\w-]+:$"
     # advice printed with an error, at its level (the Ascend runtime's `ERROR … Note: ASCEND_LAUNCH_BLOCKING=1 will
     # force ops to run in synchronous mode`, pip's `note: This error originates from a subprocess`, TensorFlow's
-    # `Hint: If you want to see a list of allocated tensors when OOM happens`): it tells what to do, not what failed
-    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
+    # `Hint: If you want to see a list of allocated tensors when OOM happens`, uv's and rustc's `help: …`): it tells what
+    # to do, not what failed
+    r"|^(?:[Nn]ote|NOTE|[Hh]int|HINT|[Hh]elp|HELP|[Tt]ip|TIP|Solution|Suggestion|Possible [Cc]ause):\s"
 )
+# An announcement that may go on with the error itself (`Exception in worker … init_device: NCCL error: …`).
+_ANNOUNCEMENT = GatedRegex(r"Exception in (?:thread|worker)\b[^:]*:")
+# A traceback flattened into a JSON string: `\n  File \"/x.py\"` (`\\n`, `\\\"` in one nested in another).
+_ESCAPES = LazyRegex(r'\\+[n"]')
 _RAISE = LazyRegex(r"^raise\s+[\w.]+\(")
 # Source code a traceback or pytest quotes outside a traceback the picker saw open (an excerpt that starts inside
 # one, a traceback logged line by line under ERROR headers): pytest's `>` marker (indented: a Markdown quote's
@@ -271,7 +295,14 @@ _PYTEST_LOCATION = LazyRegex(
 )
 # pytest's header of a test that errored outside its body (`____ ERROR at setup of test_x[a] ____`): a failure
 # line, chosen only when the log holds no error line (the `E   …` lines under it say more).
-_PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR at (?:setup|teardown) of \S.* _+$")
+_PYTEST_ERROR_HEADER = LazyRegex(r"^_+ ERROR (?:at (?:setup|teardown) of|collecting) \S.* _+$")
+# pytest's totals that count errors (`==== 33 passed, 2 deselected, 18 warnings, 1 error in 4366.92s (1:12:46) ====`):
+# a line that words a failure (`N failed` says it in the failure words), after every test's own report, and more than
+# the CI runner's epilogue below it says
+_PYTEST_ERROR_TOTALS = LazyRegex(
+    r"^=*\s*(?:\d+ [a-z]+, )*[1-9]\d* errors?(?:, \d+ [a-z]+)* in [\d.]+s\b"
+    r"|^!+ Interrupted: [1-9]\d* errors? during collection !+$"  # collection stopped the run: nothing ran
+)
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
 _QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
@@ -283,6 +314,9 @@ _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
 # A warning a compiler or package manager words without a header (cargo, gcc, uv: `warning: …`, `pip: warning: …`).
 _WARNING_WORD = LazyRegex(r"^(?:[\w.-]+: )?(?:warning|Warning|WARNING)(?:\[[\w-]+\])?:\s")
+# NCCL reports a failure it returns at WARN (`host:12:34 [0] bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface
+# found`, then `NCCL INFO init.cc:128 -> 3` as the error code climbs its stack): an error line.
+_NCCL_WARN = GatedRegex(r"\bNCCL WARN\b")
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
@@ -294,10 +328,19 @@ _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
     r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
+    # communication with the server.`
+    r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
     regex.IGNORECASE,
 )
+# A guess at a failure (`poll … returned 0, likely a timeout`, `may be out of memory`): the words that precede a
+# failure word when the line only supposes it; the line that states it (`timed out after 1800000ms`) reports it.
+_GUESS = LazyRegex(
+    r"\b(?:likely|probably|possibly|perhaps|maybe|may|might)(?: be| have| have been)?(?: an?| the)?\s+$"
+)
+GUESS_REACH = 40  # characters before a failure word searched for the guess that qualifies it
 # A verdict alone on its line, and a check's line that states measured values against their limit (vllm-omni's
 # `SSIM: value=0.941089, threshold>=0.970000, …`, `SSIM: avg=0.929366, min=0.914918, threshold>=0.940000`,
 # `got 27.8, expected >= 30`): the values are the `name=number`s (or `got number`) before the limit.
@@ -339,6 +382,7 @@ class _Traceback:
     start: int
     fatal: bool
     raised: _Candidate | None = None  # its last `raise …(` source line, for an exception line cut off
+    named: bool = False  # `raised` is the error its header line named (`…: NCCL error: …, Traceback (most …`)
 
 
 @dataclass
@@ -354,6 +398,7 @@ class _Candidate:
     introduces: bool = (
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
+    cut_short: bool = False  # a console cut it to its width (`consolid… …`): a whole line says more
 
 
 @dataclass
@@ -450,7 +495,7 @@ class LikelyCausePicker:
             self._provisional = None
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
-        if _NOT_A_CAUSE.search(message):
+        if _NOT_A_CAUSE.search(message) and not _carries_its_error(message):
             return
         if self._runner_line(number, shown.strip()):
             return
@@ -459,31 +504,8 @@ class LikelyCausePicker:
             return
         if self._never_a_frame(number, shown, message):
             return
-        tag = _process_tag(raw)
-        traceback = self._tracebacks.get(tag)
-        if "Traceback (most recent call last)" in message:
-            self._open_traceback(number, tag, traceback, fatal=not quiet)
+        if self._in_traceback(number, raw, shown, normalized):
             return
-        if message in _CHAIN:
-            if self._provisional is not None:
-                self._provisional.chained = True
-            return
-        if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
-            traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
-        if traceback is not None:
-            if number - traceback.start > TRACEBACK_SPAN:
-                del self._tracebacks[tag]
-            elif _is_exception_line(message) or _prefixed_exception(message):
-                del self._tracebacks[tag]
-                if traceback.fatal:
-                    self._exception(number, shown, message, LikelyReason.EXCEPTION)
-                return
-            else:
-                if _RAISE.match(message):
-                    traceback.raised = _Candidate(
-                        number, shown, LikelyReason.EXCEPTION, False, list(self._recent)
-                    )
-                return  # a frame, a source line, a caret line: part of the traceback
         if not quiet and _ASSERT_EXPLANATION.match(message):
             if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
                 self._provisional = _Provisional(
@@ -501,6 +523,7 @@ class LikelyCausePicker:
             _EXCEPTION_ANYWHERE.search(message)
             or ("): " in message and _CODED_ERROR.search(message))
             or _FATAL_PHRASE.search(message)
+            or _BRACKETED_EXCEPTION.search(shown)
             or (_PYTEST_LOCATION.match(message) and not self._restates(message))
             or _PYTEST_RECAP.match(
                 message
@@ -516,23 +539,79 @@ class LikelyCausePicker:
             (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
             or _ERROR_PHRASE.search(message)
             or message.startswith(_DIAGNOSTIC_MARK)
+            or (message.startswith("x ") and _ASCII_DIAGNOSTIC.match(message) is not None)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         elif _COMMAND_ECHO.match(message):
             return  # a command about to run (`Run command: [timeout 300 docker pull …]`): its words are arguments
         elif normalized.level is not Level.INFO and (
-            (_FAILURE_WORDS.search(message) and not _CODE.found(message))
+            (_words_a_failure(message) and not _CODE.found(message))
             or (not quiet and _MISMATCH.search(message) and not _CODE.found(message))
             or _PYTEST_ERROR_HEADER.match(message)
+            or _PYTEST_ERROR_TOTALS.match(message)
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
         elif (
-            _FAILURE_WORDS.search(message)
-            or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
+            _words_a_failure(message) or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
         ) and not _CODE.found(message):
             # a warning that reports an error (`WARNING huggingface_hub…:_http.py:446 HTTP Error 429 thrown while …`);
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
             self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
+
+    def _in_traceback(self, number: int, raw: str, shown: str, normalized: NormalizedLine) -> bool:
+        """A traceback's header, frame, source line or exception (followed per process tag). True when handled."""
+        message = normalized.text
+        quiet = normalized.level in (Level.WARNING, Level.INFO)
+        tag = _process_tag(raw)
+        traceback = self._tracebacks.get(tag)
+        if "Traceback (most recent call last)" in message:
+            if _flattened_traceback(message) and not quiet:
+                # a traceback flattened onto one line (a JSON field, a response body): it ends in its exception
+                self._exception(number, shown, message, LikelyReason.EXCEPTION)
+            else:
+                self._open_traceback(number, tag, traceback, fatal=not quiet)
+                self._header_names_its_error(number, shown, message, tag, quiet=quiet)
+            return True
+        if message in _CHAIN:
+            if self._provisional is not None:
+                self._provisional.chained = True
+            return True
+        if traceback is None and message.startswith('File "'):  # an excerpt that starts inside a traceback
+            traceback = self._tracebacks[tag] = _Traceback(number, fatal=not quiet)
+        if traceback is None:
+            return False
+        if not traceback.fatal and normalized.level is Level.INFO and message.startswith('File "'):
+            # its frames carry an INFO header too: a parent relays a child's output line by line at the level it
+            # gives all of it (olmocr's `… - __main__ - INFO -   File "…"`), not an exception logged and handled
+            # (`logger.info(…, exc_info=True)` heads only the first line; a WARNING traceback stays handled)
+            traceback.fatal = True
+        if number - traceback.start > TRACEBACK_SPAN:
+            del self._tracebacks[tag]
+            return False
+        if _is_exception_line(message) or _prefixed_exception(message):
+            del self._tracebacks[tag]
+            if traceback.fatal:
+                self._exception(number, shown, message, LikelyReason.EXCEPTION)
+            return True
+        if _RAISE.match(message) and not traceback.named:
+            traceback.raised = _Candidate(number, shown, LikelyReason.EXCEPTION, False, list(self._recent))
+        return True  # a frame, a source line, a caret line: part of the traceback
+
+    def _header_names_its_error(
+        self, number: int, shown: str, message: str, tag: str, *, quiet: bool
+    ) -> None:
+        """A traceback's header behind the error it ends in (vLLM's `logger.exception("Exception in worker … while
+        processing method init_device: %s, %s", e, tb)`): the answer when the traceback's own exception line is cut."""
+        opened = self._tracebacks.get(tag)
+        named = message.partition("Traceback (most recent call last)")[0]
+        if (
+            opened is not None
+            and opened.start == number
+            and not quiet
+            and (_FATAL_PHRASE.search(named) or _EXCEPTION_WITH_MESSAGE.search(named))
+        ):
+            opened.raised = _Candidate(number, shown, LikelyReason.EXCEPTION_LINE, False, list(self._recent))
+            opened.named = True
 
     def _runner_line(self, number: int, text: str) -> bool:
         """A test runner's line: Go's `=== RUN` and test messages, a marker's message below it. True when handled."""
@@ -626,7 +705,10 @@ class LikelyCausePicker:
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
-            if self._provisional.summarizes and _exception_name(message) == self._provisional.name:
+            if self._provisional.summarizes and self._provisional.name in (
+                _exception_name(message),
+                *_named(message),
+            ):
                 # the traceback below a summary line (ducktape's `KeyError('samples')`) ends in the same exception
                 self._provisional = None
                 self._fatal = self._candidate(number, shown, reason, wrapper=False)
@@ -641,6 +723,8 @@ class LikelyCausePicker:
             self._fatal = self._candidate(number, shown, reason, wrapper=False)
             return
         candidate = self._candidate(number, shown, reason, wrapper=False)
+        # the shown line for ONNX Runtime's `[ONNXRuntimeError] : …`, which the normaliser took for a tag
+        name = _exception_name(message) or next(iter(_named(shown)), "")
         recap = _PYTEST_RECAP.match(message)
         if recap is not None:  # the same exception, shown in full below, says more
             shown_in_full = recap["exception"].strip()
@@ -662,7 +746,7 @@ class LikelyCausePicker:
             )
         elif _exception_name(message) in _GENERIC_EXCEPTIONS:
             self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
-        elif reason is LikelyReason.EXCEPTION_LINE and _exception_name(message):
+        elif reason is LikelyReason.EXCEPTION_LINE and name:
             # named outside a traceback: a summary, when a traceback opens right below it, of that traceback's end
             self._provisional = _Provisional(
                 candidate, number + SUMMARY_WINDOW, lambda _text: False, reason=reason
@@ -670,7 +754,7 @@ class LikelyCausePicker:
         else:
             self._fatal = candidate
         if self._provisional is not None and self._provisional.candidate is candidate:
-            self._provisional.name = _exception_name(message)
+            self._provisional.name = name
 
     def _event(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         if self._wrapper(message):
@@ -734,11 +818,15 @@ class LikelyCausePicker:
             introducing is not None
         ):  # `Failed to start, getting 404:` then what failed: the detail says more
             self._fallback.remove(introducing)
-        elif any(existing.reason is kind for existing in self._fallback):
-            return
+        elif (cut := next((c for c in self._fallback if c.reason is kind), None)) is not None:
+            if not (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message)):
+                return
+            # `Failed: /home/u/.llama/checkpoints/consolid… …` lost its words: the whole line says more
+            self._fallback.remove(cut)
         candidate = self._candidate(number, shown, kind, wrapper=wrapper)
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
+        candidate.cut_short = _cut_short(message)
         self._fallback.append(candidate)
 
     def _candidate(self, number: int, shown: str, reason: LikelyReason, *, wrapper: bool) -> _Candidate:
@@ -825,6 +913,30 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
     return None
 
 
+def _cut_short(text: str) -> bool:
+    """A line a console cut to its width (rich's progress column: `Failed: /home/u/.llama/checkpoints/consolid… …`): it
+    lost the words after the ellipsis, so a later line that words the failure whole says more."""
+    return text.rstrip().endswith("…")
+
+
+def _carries_its_error(message: str) -> bool:
+    """An announcement that goes on with the error itself (vLLM's `Exception in worker VllmWorkerProcess while
+    processing method init_device: NCCL error: unhandled system error …`): the error, not only its announcement."""
+    announced = _ANNOUNCEMENT.search(message)
+    if announced is None:
+        return False
+    rest = message[announced.end() :]
+    return _FATAL_PHRASE.search(rest) is not None or _EXCEPTION_WITH_MESSAGE.search(rest) is not None
+
+
+def _words_a_failure(message: str) -> bool:
+    """A failure word that the line states, not one it only guesses (`likely a timeout`)."""
+    return any(
+        _GUESS.search(message[max(0, found.start() - GUESS_REACH) : found.start()]) is None
+        for found in _FAILURE_WORDS.finditer(message)
+    )
+
+
 def _fails_its_limit(text: str) -> bool:
     """A check's line whose measured values (`value=0.94`) do not meet the limit it states (`threshold>=0.97`)."""
     limit = _LIMIT.search(text)
@@ -877,6 +989,15 @@ def _names_an_exception_class(message: str) -> bool:
     )
 
 
+def _flattened_traceback(message: str) -> bool:
+    """A whole traceback on one line (`traceback: Traceback (most recent call last): File "/src/handler.py", line 206,
+    in generate results = await … KeyError: 'api'}`): an exception with its message after the last frame."""
+    frames = message.partition("Traceback (most recent call last)")[2]
+    frames = _ESCAPES.sub(lambda escape: "\n" if escape[0][-1] == "n" else '"', frames)  # JSON's, even nested
+    last_frame = frames.rfind('File "')
+    return last_frame >= 0 and _EXCEPTION_WITH_MESSAGE.search(frames, last_frame) is not None
+
+
 def _prefixed_exception(message: str) -> bool:
     """An exception line behind a prefix the normaliser does not know (`[177/train (pid 2)] OSError: …`)."""
     return (
@@ -886,9 +1007,18 @@ def _prefixed_exception(message: str) -> bool:
     )
 
 
+def _named(message: str) -> tuple[str, ...]:
+    """The exception classes a line names in brackets (ONNX Runtime's `InvalidArgument: [ONNXRuntimeError] : 2 : …`)."""
+    return tuple(found["name"] for found in _BRACKETED_EXCEPTION.finditer(message))
+
+
 def _exception_name(message: str) -> str:
     """The class name of the exception a line names (without its module), or ""."""
-    match = _EXCEPTION.match(message) or _EXCEPTION_ANYWHERE.search(message)
+    match = (
+        _EXCEPTION.match(message)
+        or _EXCEPTION_ANYWHERE.search(message)
+        or _BRACKETED_EXCEPTION.search(message)
+    )
     if match is None:
         return ""
     return match["name"].split("(", 1)[0].rsplit(".", 1)[-1]
@@ -904,7 +1034,7 @@ def _exception_name(message: str) -> str:
 _MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
-    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s\w+\s\|\s"
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s(?P<logger>\w+)\s\|\s"
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
@@ -949,9 +1079,13 @@ _LEVELS = {
 
 
 def unmarked(raw: str) -> str:
-    """A log line pasted with Markdown's inline marks as the line itself: a line wrapped in backticks
-    (`` `09:43:04 ERROR: …` ``), a bold start (`**RuntimeError: CUDA out of memory.** Tried …`)."""
+    """A log line pasted with Markdown's marks as the line itself: a line wrapped in backticks
+    (`` `09:43:04 ERROR: …` ``), a bold start (`**RuntimeError: CUDA out of memory.** Tried …`), a blockquote's
+    `> ` (`> Error: P1001: Can't reach database server …`; pytest's `>` marker is followed by the source's indent)."""
     text = raw.strip()
+    if text.startswith("> ") and len(text) > 2 and not text[2].isspace():
+        text = text[2:]
+        raw = text
     if len(text) > 2 and text[0] == "`" and text[-1] == "`" and text.count("`") == 2:
         return text[1:-1]
     if text.startswith("**") and not text.startswith("***"):
@@ -971,6 +1105,8 @@ def _normalize(raw: str) -> NormalizedLine:
         _RAW_WARNING_HINT.search(raw[:160]) or _WARNING_WORD.match(normalized.text)
     ):
         normalized = NormalizedLine(normalized.text, Level.WARNING)
+    if normalized.level is not Level.ERROR and _NCCL_WARN.search(normalized.text[:300]):
+        normalized = NormalizedLine(normalized.text, Level.ERROR)
     json_level = _JSON_LEVEL.match(normalized.text) or _LOGFMT_LEVEL.match(normalized.text)
     if json_level is not None:
         normalized = NormalizedLine(normalized.text, _LEVELS.get(json_level["level"].upper(), Level.PLAIN))
@@ -989,6 +1125,8 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["zerolog"]
             or match["dashed"]
         )
+        if match["logger"] in ("stdout", "stderr"):
+            word = ""  # a process's stream relayed at one level (FastChat's `| INFO | stdout |`): not the line's own
         shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
         level = shown if inner.level is Level.PLAIN else Level(min(inner.level, shown))
         normalized = NormalizedLine(inner.text, level)

@@ -25,12 +25,12 @@ from forensics.model import ExcerptLine
 # any is only context, so a log is read at RE2's speed and Python sees a few lines per MiB.
 _CANDIDATE_KEYWORDS = (
     rb"traceback|error|exception|panic|fatal|critical|kill|segmentation|core dumped|abort|terminat|signal"
-    rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
+    rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |assertion `|oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
     rb"|not running|no route to host|unreachable|connection reset|broken pipe|not match"
-    rb"|did not (?:run|complete|finish) successfully"
-    rb"|^=== (?:run|cont) |_test\.go:\d+: "
+    rb"|did not (?:run|complete|finish) successfully|there (?:was|has been) an? problem|lost (?:communication|connection) with|nccl warn"
+    rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*x [a-z]"
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
     # Jest's `● suite › test`, pip's and uv's `× message`: written as UTF-8, since RE2 reads a pattern's `\\xe2`
     # as a code point, not a byte (the escaped bytes never matched Jest's marker there)
