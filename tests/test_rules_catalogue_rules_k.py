@@ -199,6 +199,17 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080",
         "llama.cpp tools/server/server.cpp LOG_ERR",
     ),
+    # segfault: Windows' access violation as an exit status (NTSTATUS STATUS_ACCESS_VIOLATION, ntstatus.h)
+    (
+        "machine.segfault-exit-status",
+        "Error: llama runner process has terminated: exit status 0xc0000005",
+        "ollama llm/server.go: the runner's exit status through Go's os.ProcessState on Windows",
+    ),
+    (
+        "machine.segfault-exit-status",
+        "Process finished with exit code -1073741819 (0xC0000005)",
+        "an IDE's signed rendering of STATUS_ACCESS_VIOLATION",
+    ),
     # python-environment: an entry point whose object the installed module lacks (vLLM's plugin loader)
     (
         "python.entry-point-missing",
@@ -261,6 +272,14 @@ NEAR_MISSES = [
             "AttributeError: module 'numpy' has no attribute 'float'",
         ],
         id="own-code-attribute-error",
+    ),
+    pytest.param(
+        "machine.segfault-exit-status",
+        [
+            "Error: llama runner process has terminated: exit status 0xc0000409",
+            "Error: llama runner process has terminated: exit status 0xc000001d",
+        ],
+        id="other-windows-ntstatus-codes",
     ),
     pytest.param(
         "network.address-in-use",
