@@ -199,6 +199,25 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "main: couldn't bind HTTP server socket, hostname: 127.0.0.1, port: 8080",
         "llama.cpp tools/server/server.cpp LOG_ERR",
     ),
+    # no-gpu: JAX asking for a GPU platform it lacks, torch.load of a GPU checkpoint without CUDA
+    (
+        "cuda.no-gpus",
+        "RuntimeError: Unknown backend: 'gpu' requested, but no platforms that are instances of gpu are present."
+        " Platforms present are: cpu",
+        "jax/_src/xla_bridge.py canonicalize_platform",
+    ),
+    (
+        "cuda.no-gpus",
+        "RuntimeError: Unknown backend cuda. Available backends are ['cpu']",
+        "jax/_src/xla_bridge.py get_backend",
+    ),
+    (
+        "cuda.no-gpus",
+        "RuntimeError: Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If"
+        " you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map"
+        " your storages to the CPU.",
+        "torch/serialization.py validate_cuda_device",
+    ),
     # segfault: Windows' access violation as an exit status (NTSTATUS STATUS_ACCESS_VIOLATION, ntstatus.h)
     (
         "machine.segfault-exit-status",
