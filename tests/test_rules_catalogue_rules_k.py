@@ -128,6 +128,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         ],
         "old_gpu_warn on one line (a vLLM environment report quoted in public notes)",
     ),
+    (
+        "cuda.driver-mismatch",
+        "AssertionError: libcuda.so cannot found!",
+        "triton python/triton/common/build.py (2.x), backends/nvidia/driver.py (3.x) libcuda_dirs; public setup notes",
+    ),
     # cuda-error: ggml's 2023 CUDA_CHECK, Numba's driver, AOTI's runtime
     (
         "cuda.error",
