@@ -234,6 +234,13 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "Process finished with exit code -1073741819 (0xC0000005)",
         "an IDE's signed rendering of STATUS_ACCESS_VIOLATION",
     ),
+    # serving-engine-internal: TensorRT's runtime refusing a plan from another release
+    (
+        "trtllm.engine-load-failed",
+        "[TRT] [E] 1: [stdArchiveReader.cpp::StdArchiveReader::32] Error Code 1: Serialization (Serialization"
+        " assertion magicTagRead == kMAGIC_TAG failed.Magic tag does not match)",
+        "TensorRT 8.x stdArchiveReader as the Python bindings' logger prints it",
+    ),
     # python-environment: an entry point whose object the installed module lacks (vLLM's plugin loader)
     (
         "python.entry-point-missing",
