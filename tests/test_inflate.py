@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import random
 import zipfile
 import zlib
@@ -58,7 +59,7 @@ def _member(archive: zipfile.ZipFile, name: str, module: ModuleType) -> Inflated
     stream = open_deflated(archive, info)
     assert isinstance(stream, InflatedMember)
     stream.close()
-    return InflatedMember(archive.fp.fileno(), stream._start, info, module)  # type: ignore[union-attr]
+    return InflatedMember(os.dup(archive.fp.fileno()), stream._start, info, module)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("module", _modules(), ids=lambda module: module.__name__)
@@ -105,7 +106,10 @@ def test_zip_archive_opens_deflated_members_with_it_and_others_with_zipfile(arti
     with archive.open("stored.txt") as stream:
         assert isinstance(stream, zipfile.ZipExtFile)
         assert stream.read() == b"stored as it is\n" * 100
-    archive.close()
+    stream = archive.open("big/job.log")
+    archive.close()  # the member keeps its own descriptor
+    assert stream.read() == zipfile.ZipFile(artifact).read("big/job.log")
+    stream.close()
     assert inflater() in _modules()
 
 

@@ -39,12 +39,12 @@ def open_deflated(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> io.RawIOBa
     exists; through `zipfile` otherwise. `zipfile` opens it first either way: its checks of the local
     header (name, encryption, flags) and its errors stay what they were."""
     member = archive.open(info)
-    file = archive.fp
-    if info.compress_type != zipfile.ZIP_DEFLATED or info.flag_bits & 0x1 or file is None:
+    if info.compress_type != zipfile.ZIP_DEFLATED or info.flag_bits & 0x1 or not hasattr(os, "pread"):
+        return member  # type: ignore[return-value]  # (no pread on Windows)
+    try:  # its own descriptor: closing the archive while the member is read closes nothing under it
+        descriptor = os.dup(archive.fp.fileno())  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):  # an archive read from memory, or already closed
         return member  # type: ignore[return-value]
-    if not hasattr(os, "pread"):  # pragma: no cover - Windows
-        return member  # type: ignore[return-value]
-    descriptor = file.fileno()
     header = os.pread(descriptor, _LOCAL_HEADER, info.header_offset)
     start = (
         info.header_offset
@@ -57,7 +57,8 @@ def open_deflated(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> io.RawIOBa
 
 
 class InflatedMember(io.RawIOBase):
-    """A deflated member's bytes from `start` in the archive's file, with `ZipExtFile`'s checks: at most
+    """A deflated member's bytes from `start` in the archive's file (`descriptor`, closed with the member), with
+    `ZipExtFile`'s checks: at most
     `file_size` bytes, the CRC-32 compared at the end (`BadZipFile`), a short archive `EOFError`, bad data
     `zlib.error` (zlib-ng's own error class is raised as that one). Seekable (backwards by reading again from
     the start, as `ZipExtFile` does), for `utf8_stream`'s look at the first bytes."""
@@ -78,6 +79,11 @@ class InflatedMember(io.RawIOBase):
         self._crc = 0
         self._eof = False
         self._position = 0
+
+    def close(self) -> None:
+        if not self.closed:
+            os.close(self._descriptor)
+        super().close()
 
     def readable(self) -> bool:
         return True
