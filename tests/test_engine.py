@@ -383,3 +383,31 @@ def test_a_candidate_line_missing_a_second_literal_is_not_matched_and_a_whole_on
     assert [(hit.line, hit.captures) for hit in scan.hits[0]] == [(51, (("package", "flashinfer"),))]
     plain = CompiledRules(rules_from(tmp_path, rule_toml("x.version", pattern)), use_literals=False)
     assert scan_text(log + "\n", plain, name="log").hits == scan.hits
+
+
+def test_a_candidate_line_needs_every_literal_of_one_branch_and_is_then_turned_away_by_its_key(
+    tmp_path: Path,
+) -> None:
+    # the first branch's last literal is in vLLM's healthy FlashInfer warning; its other two never are
+    pattern = (
+        r"(?:Error|Exception): [^\n]{0,80}(?:[Cc]uda|CUDA|GPU)[^\n]{0,40}(?:is not available|unavailable)"
+        r"|No CUDA GPUs are available"
+    )
+    table = rule_toml("x.no-gpu", pattern, example="RuntimeError: CUDA is not available")
+    compiled = CompiledRules(rules_from(tmp_path, table))
+    healthy = (
+        "WARNING 12-01 10:00:{n:02d} [sampler.py:58] FlashInfer is not available. Falling back to PyTorch"
+    )
+    assert compiled.possible(0, healthy.format(n=1)) is False  # one literal of the first branch is not enough
+    assert compiled.possible(0, "RuntimeError: CUDA is not available") is True
+    assert compiled.possible(0, "No CUDA GPUs are available") is True
+    lines = [healthy.format(n=n) for n in range(100)]
+    lines[40] = "E   RuntimeError: Found no GPU: CUDA is not available"
+    lines[90] = "No CUDA GPUs are available"
+    log = "\n".join(lines) + "\n"
+    scan = scan_text(log, compiled, name="log")
+    assert [hit.line for hit in scan.hits[0]] == [41, 91]
+    rejected = compiled.rejected
+    assert rejected.known(rejected.key(healthy.format(n=99).encode()))  # its twins are turned away unread
+    plain = CompiledRules(rules_from(tmp_path, table), use_literals=False)
+    assert scan_text(log, plain, name="log").hits == scan.hits

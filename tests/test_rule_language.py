@@ -6,7 +6,7 @@ import pytest
 
 from forensics.engine.prefilter import Prefilter
 from forensics.rules.expressions import Expression
-from forensics.rules.literals import required_literal_sets, required_literals
+from forensics.rules.literals import MAX_WAYS, required_literal_sets, required_literal_ways, required_literals
 from forensics.rules.template import Template, format_value
 
 
@@ -112,6 +112,61 @@ def test_every_part_that_needs_a_literal_gives_a_set() -> None:
     ]
     assert required_literal_sets(r"(?i:oom) in \(", ignore_case=False)[0].ignore_case
     assert required_literal_sets("(?P<x", ignore_case=False) == ()
+
+
+def test_each_way_through_an_alternation_gives_its_own_sets() -> None:
+    pattern = (
+        r"(?:Error|Exception): [^\n]{0,80}(?:[Cc]uda|GPU)[^\n]{0,40}(?:is not availab|unavailable)"
+        r"|Torch not compiled with CUDA enabled|No CUDA GPUs (?:are|were) (?P<what>available|found)"
+    )
+    ways = required_literal_ways(pattern, ignore_case=False)
+    assert [[literals.alternatives for literals in way] for way in ways] == [
+        [("Exception: ", "Error: "), ("Cuda", "cuda", "GPU"), ("is not availab", "unavailable")],
+        [("Torch not compiled with CUDA enabled",)],
+        [
+            (
+                "No CUDA GPUs were available",
+                "No CUDA GPUs are available",
+                "No CUDA GPUs were found",
+                "No CUDA GPUs are found",
+            )
+        ],
+    ]
+    # the whole pattern's sets take each branch's best literals together: one set, any branch's
+    (whole,) = required_literal_sets(pattern, ignore_case=False)
+    assert {"is not availab", "Torch not compiled with CUDA enabled"} <= set(whole.alternatives)
+    assert "Error: " not in whole.alternatives
+    # a group's branches are spliced between what comes before and after it: the runs join across
+    assert [
+        [literals.alternatives for literals in way]
+        for way in required_literal_ways(r"timed out (?:after \d+s|waiting for .+) on host", ignore_case=True)
+    ] == [[("timed out after ",), ("s on host",)], [("timed out waiting for ",), (" on host",)]]
+    assert all(
+        literals.ignore_case for literals in required_literal_ways("(?i:oom)|x{2}kill", ignore_case=False)[0]
+    )
+    # no alternation (or one of a few exact strings, already a run): one way, the whole pattern's sets
+    assert required_literal_ways(r"(?:failed|timed out) after", ignore_case=False) == (
+        required_literal_sets(r"(?:failed|timed out) after", ignore_case=False),
+    )
+    assert required_literal_ways("(?P<x", ignore_case=False) == ()
+
+
+def test_the_ways_stop_at_max_ways() -> None:
+    branches = "|".join(f"word{n}.+end{n}" for n in range(MAX_WAYS + 1))
+    ways = required_literal_ways(f"start (?:{branches})", ignore_case=False)
+    assert len(ways) == 1  # splitting would pass the bound: the alternation is left whole
+    assert ways == (required_literal_sets(f"start (?:{branches})", ignore_case=False),)
+    nested = required_literal_ways(
+        r"(?:a1.+|b2.+)(?:c3.+|d4.+)(?:e5.+|f6.+)(?:g7.+|h8.+)(?:i9.+|j0.+)", ignore_case=False
+    )
+    assert len(nested) == MAX_WAYS  # the first four alternations split, the fifth left whole in each way
+    assert [literals.alternatives for literals in nested[0]] == [
+        ("a1",),
+        ("c3",),
+        ("e5",),
+        ("g7",),
+        ("i9", "j0"),
+    ]
 
 
 def test_one_pattern_without_literals_turns_the_prefilter_off() -> None:

@@ -38,6 +38,9 @@ EXCERPT_TEXT_LIMIT = 500  # what a report shows of an excerpt line ...
 EVIDENCE_TEXT_LIMIT = 2000  # ... and of an evidence line: cut there only after redaction (report.redact)
 # What the scanner keeps of a line, so a secret that crosses the shown limit is still whole when redacted
 KEPT_TEXT_FACTOR = 4
+_Gate = tuple[
+    tuple[tuple[str, ...], bool], ...
+]  # literal sets (with their case-insensitivity): one of each needed
 
 
 class ProbeRole(StrEnum):
@@ -115,8 +118,10 @@ class CompiledRules:
         self.fatal_line_rules: tuple[int, ...] = tuple(fatal_line)  # in load order
         self.probes: Sequence[Probe] = _Probes(table, rows, literal_sets)  # each made when first read
         self.use_literals = use_literals
-        # per probe, every literal set its pattern needs one of (read on the probe's first candidate line)
-        self._gates: dict[int, tuple[tuple[tuple[str, ...], bool], ...]] = {}
+        # per probe, the ways through its pattern, each with every literal set it needs one of (read on the
+        # probe's first candidate line), and all those sets together
+        self._ways: dict[int, tuple[_Gate, ...]] = {}
+        self._gates: dict[int, _Gate] = {}
         if not use_literals:
             literal_sets = [None] * len(literal_sets)
         self.prefilter = Prefilter.build(
@@ -148,32 +153,48 @@ class CompiledRules:
             self.rejected.compile()
         compile_for_many_lines()
 
-    def gate(self, number: int) -> tuple[tuple[tuple[str, ...], bool], ...]:
-        """Probe `number`'s literal sets as `possible` checks them (each with its case-insensitivity)."""
+    def ways(self, number: int) -> tuple[_Gate, ...]:
+        """Probe `number`'s ways through its alternations (`required_literal_ways`), each its literal sets as
+        `possible` checks them (with their case-insensitivity); a set of non-ASCII case-insensitive literals
+        is left out (folded beyond ASCII: the pattern decides)."""
+        ways = self._ways.get(number)
+        if ways is None:
+            rule_index, field, position = self._rows[number]
+            ways = self._ways[number] = tuple(
+                tuple(
+                    (literals.alternatives, literals.ignore_case)
+                    for literals in way
+                    if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
+                )
+                for way in self._table.literal_ways(rule_index, field, position)
+            ) or ((),)  # a pattern that cannot be read: every line may match it
+        return ways
+
+    def gate(self, number: int) -> _Gate:
+        """Every literal set of every way of probe `number` (`RejectedLines` checks them for digits)."""
         gate = self._gates.get(number)
         if gate is None:
-            rule_index, field, position = self._rows[number]
-            gate = self._gates[number] = tuple(
-                (literals.alternatives, literals.ignore_case)
-                for literals in self._table.literal_sets(rule_index, field, position)
-                if not literals.ignore_case or all(literal.isascii() for literal in literals.alternatives)
-            )
+            gate = self._gates[number] = tuple(literals for way in self.ways(number) for literals in way)
         return gate
 
     def possible(self, number: int, text: str) -> bool:
-        """Whether `text` holds a literal of every part of probe `number`'s pattern that needs one; when it does
-        not, the pattern cannot match it, nor any part of it (`(?:failed|timed out) after` needs both
-        literals, where the pre-filter looks for one)."""
+        """Whether `text` holds, for some way through probe `number`'s alternations, a literal of every part that
+        needs one; when it does not, the pattern cannot match it, nor any part of it (`(?:failed|timed out)
+        after` needs both literals, where the pre-filter looks for one; `Error: .*CUDA.*not available|No CUDA
+        GPUs` needs all three of its first branch's or the second's)."""
         folded: str | None = None
-        for alternatives, insensitive in self.gate(number):
-            haystack = text
-            if insensitive:
-                if not text.isascii():  # case folding beyond ASCII: leave it to the pattern
-                    continue
-                folded = haystack = folded if folded is not None else text.lower()
-            if not any(literal in haystack for literal in alternatives):
-                return False
-        return True
+        for way in self.ways(number):
+            for alternatives, insensitive in way:
+                haystack = text
+                if insensitive:
+                    if not text.isascii():  # case folding beyond ASCII: leave it to the pattern
+                        continue
+                    folded = haystack = folded if folded is not None else text.lower()
+                if not any(literal in haystack for literal in alternatives):
+                    break
+            else:
+                return True
+        return False
 
 
 _ROLES = tuple(ProbeRole)  # in PATTERN_FIELDS order

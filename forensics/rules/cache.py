@@ -31,7 +31,7 @@ from typing import Any
 from forensics.model import Category, RuleKind, RuleScope
 from forensics.rules.cache_files import prune_oldest, write_atomically
 from forensics.rules.expressions import Expression
-from forensics.rules.literals import Literals, remember_literals, required_literal_sets, required_literals
+from forensics.rules.literals import Literals, remember_literals, required_literal_ways, required_literals
 from forensics.rules.model import PATTERN_FIELDS, Example, Rule, RulePattern
 from forensics.rules.template import Placeholder, Template
 from forensics.version import __version__
@@ -286,10 +286,10 @@ class CachedPack:
             rule = self._rules[index] = self._build(index)
         return rule
 
-    def literal_sets(self, index: int, field: int, position: int) -> tuple[Literals, ...]:
+    def literal_ways(self, index: int, field: int, position: int) -> tuple[tuple[Literals, ...], ...]:
         # parsed from the pattern when its probe is first selected: kept in the entry, they cost a miss ~0.2 s
         pattern = self.pattern(index, field, position)
-        return required_literal_sets(pattern.pattern, ignore_case=self.ignore_case(index))
+        return required_literal_ways(pattern.pattern, ignore_case=self.ignore_case(index))
 
     def _body(self, index: int) -> dict[str, Any]:
         """Rule `index`'s line, parsed (once)."""

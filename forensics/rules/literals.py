@@ -33,6 +33,7 @@ MIN_LITERAL = 3
 # "failed after" or "timed out after"); past this many alternatives a part starts a new run instead.
 MAX_JOINED = 64
 MAX_CLASS = 4  # a character class of at most this many single characters is a few exact strings
+MAX_WAYS = 16  # alternations split into ways (`required_literal_ways`), at most this many per pattern
 _ATOMIC_GROUP = "ATOMIC_GROUP"
 
 
@@ -77,6 +78,59 @@ def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals,
         return ()
     insensitive = _insensitive(parsed, ignore_case=ignore_case)
     return tuple(_literals(option, insensitive) for option in _options_of_sequence(list(parsed.data)))
+
+
+def required_literal_ways(pattern: str, *, ignore_case: bool) -> tuple[tuple[Literals, ...], ...]:
+    """`required_literal_sets` per way a match can take through the pattern's alternations (`A|B`, `x(?:A|B)y`:
+    each branch spliced into the sequence around it, at most `MAX_WAYS` ways): a line the pattern matches holds
+    one literal of every set of some way. Finer than the sets of the whole pattern, which take each branch's best
+    literals together: `(?:Error|Exception): .{0,80}CUDA.{0,40}not available|No CUDA GPUs` needs "Error: " or
+    "Exception: ", "CUDA" and "not available" (or the other branch's text), where the whole pattern's sets ask
+    only for "not available" or that text. One way (the whole pattern's sets) when there is no alternation to
+    split; empty when the pattern cannot be read."""
+    parsed = _parse(pattern, ignore_case=ignore_case, flags=0)
+    if parsed is None:
+        return ()
+    insensitive = _insensitive(parsed, ignore_case=ignore_case)
+    return tuple(
+        tuple(_literals(option, insensitive) for option in _options_of_sequence(items))
+        for items in _ways(list(parsed.data))
+    )
+
+
+def _ways(items: list[tuple[object, object]]) -> list[list[tuple[object, object]]]:
+    """The sequence with its alternations (not those of a few exact strings, which `_options_of_sequence`
+    already joins into runs) replaced by each of their branches in turn, first one first; an alternation that
+    would make more than `MAX_WAYS` ways is left whole."""
+    done: list[list[tuple[object, object]]] = []
+    pending = [items]
+    while pending:
+        sequence = pending.pop(0)
+        split = _alternation_in(sequence)
+        if split is None or len(done) + len(pending) + len(split[1]) > MAX_WAYS:
+            done.append(sequence)
+            continue
+        index, branches = split
+        pending.extend([*sequence[:index], *branch, *sequence[index + 1 :]] for branch in branches)
+    return done
+
+
+def _alternation_in(
+    items: list[tuple[object, object]],
+) -> tuple[int, list[list[tuple[object, object]]]] | None:
+    """The first element of a sequence that is an alternation (or a group holding only one), with its branches,
+    unless it matches a few exact strings; None when there is none."""
+    for index, (outer, outer_argument) in enumerate(items):
+        op, argument = outer, outer_argument
+        if outer is SUBPATTERN:
+            inner: Any = outer_argument
+            if len(inner[3].data) != 1:
+                continue
+            op, argument = inner[3].data[0]
+        if op is BRANCH and _exact(op, argument) is None:
+            branches: Any = argument
+            return index, [list(branch.data) for branch in branches[1]]
+    return None
 
 
 def _required_literals(

@@ -12,7 +12,7 @@ import regex
 from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind, RuleScope, Value
 from forensics.rules.expressions import Expression
-from forensics.rules.literals import Literals, required_literal_sets, required_literals
+from forensics.rules.literals import Literals, required_literal_ways, required_literals
 from forensics.rules.template import Template
 
 # A rule's pattern fields, in the order the scanner makes probes of them (its ProbeRole follows this order)
@@ -191,8 +191,8 @@ class RuleSource(Protocol):
 
     def pattern(self, index: int, field: int, position: int) -> RulePattern: ...
 
-    def literal_sets(self, index: int, field: int, position: int) -> tuple[Literals, ...]:
-        """`required_literal_sets` of one of the rule's patterns."""
+    def literal_ways(self, index: int, field: int, position: int) -> tuple[tuple[Literals, ...], ...]:
+        """`required_literal_ways` of one of the rule's patterns."""
         ...
 
 
@@ -279,14 +279,14 @@ class PackRules(Sequence[Rule]):
             return patterns[position]
         return entry[0].pattern(entry[1], field, position)
 
-    def literal_sets(self, index: int, field: int, position: int) -> tuple[Literals, ...]:
-        """Every literal set one of rule `index`'s patterns needs one of (`required_literal_sets`; a cached
-        pack keeps them, so the pattern is not parsed)."""
+    def literal_ways(self, index: int, field: int, position: int) -> tuple[tuple[Literals, ...], ...]:
+        """Per way through one of rule `index`'s patterns, every literal set it needs one of
+        (`required_literal_ways`)."""
         entry = self._entries[index]
         if isinstance(entry, Rule):
             pattern = self.pattern(index, field, position)
-            return required_literal_sets(pattern.pattern, ignore_case=entry.ignore_case)
-        return entry[0].literal_sets(entry[1], field, position)
+            return required_literal_ways(pattern.pattern, ignore_case=entry.ignore_case)
+        return entry[0].literal_ways(entry[1], field, position)
 
 
 @dataclass(frozen=True, slots=True)
