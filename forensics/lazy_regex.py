@@ -9,13 +9,16 @@ with links). It sits in the bottom layer so that every layer may use it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import regex
+from forensics.regex_code import compile_pattern
+
+if TYPE_CHECKING:
+    import regex
 
 
 class LazyRegex:
-    """`regex.compile(pattern, flags)` on first use; the methods the engine uses, with the same signatures."""
+    """`regex.compile(pattern, flags)` on first use (through forensics/regex_code.py); the methods the engine uses, with the same signatures."""
 
     __slots__ = ("_compiled", "flags", "pattern")
 
@@ -28,7 +31,7 @@ class LazyRegex:
     def compiled(self) -> regex.Pattern[str]:
         """The compiled pattern."""
         if self._compiled is None:
-            self._compiled = regex.compile(self.pattern, self.flags)
+            self._compiled = compile_pattern(self.pattern, self.flags)
         return self._compiled
 
     def search(

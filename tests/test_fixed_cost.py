@@ -94,19 +94,22 @@ def test_a_one_line_analyze_to_a_json_file_loads_no_terminal_library_either(
 
 def test_importing_the_analyze_command_compiles_no_pattern_but_the_line_normalizer_s() -> None:
     """Module-level `regex` patterns (compiled in Python: 0.5-14 ms each) are LazyRegex (forensics/lazy_regex.py);
-    only engine/normalize.py compiles at import, since every scan that finds a candidate line needs its
-    patterns at once. (The few stdlib `re` patterns compile in well under a millisecond and are left alone.)"""
+    only engine/normalize.py compiles at import (through forensics/regex_code.py, which calls `regex.compile` only
+    for a pattern its table lacks), since every scan that finds a candidate line needs its patterns at once. (The
+    few stdlib `re` patterns compile in well under a millisecond and are left alone.)"""
     code = (
         "import json, sys, regex\n"
+        "import forensics.regex_code as kept\n"
         "compiled = []\n"
-        "def watch(module, original):\n"
+        "def watch(module, name, original):\n"
         "    def compile(pattern, flags=0, *args, **kwargs):\n"
         "        caller = sys._getframe(1).f_globals.get('__name__', '')\n"
-        "        if caller.startswith('forensics'):\n"
+        "        if caller.startswith('forensics') and caller != 'forensics.regex_code':\n"
         "            compiled.append(caller)\n"
         "        return original(pattern, flags, *args, **kwargs)\n"
-        "    module.compile = compile\n"
-        "watch(regex, regex.compile)\n"
+        "    setattr(module, name, compile)\n"
+        "watch(regex, 'compile', regex.compile)\n"
+        "watch(kept, 'compile_pattern', kept.compile_pattern)\n"
         "import forensics.cli.analyze, forensics.render.text, forensics.render.json_report\n"
         "print(json.dumps(sorted(set(compiled))))\n"
     )
@@ -141,3 +144,52 @@ def test_a_one_line_analyze_neither_reads_nor_writes_a_compiled_pre_filter(one_l
     assert loaded_after(["analyze", str(one_line_log)], ("hashlib", "hyperscan")).modules == []
     assert (automata.parent / "").is_dir()  # the pack cache is there, the store is not
     assert not automata.exists()
+
+
+# Run as the `ci-forensics` script: whether the collector was off once the CLI was imported, and its state once the
+# command ran (exit handlers registered first run last, after the command's own).
+AS_THE_PROGRAM = """
+import atexit, gc, json, sys
+atexit.register(lambda: print(json.dumps(state), file=sys.stderr))
+from forensics.cli.main import main
+state = {"paused_while_importing": not gc.isenabled()}
+atexit.register(lambda: state.update(enabled=gc.isenabled(), threshold=gc.get_threshold()[0]))
+main()
+"""
+
+
+def test_the_program_imports_with_the_collector_paused_and_resumes_it_when_the_command_starts(
+    one_line_log: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "ci-forensics"
+    script.write_text(AS_THE_PROGRAM)
+    report = tmp_path / "report.json"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "analyze",
+            str(one_line_log),
+            "--format",
+            "json",
+            "--output",
+            str(report),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    state = json.loads(run.stderr.strip().splitlines()[-1])
+    assert state == {"paused_while_importing": True, "enabled": True, "threshold": 10_000}
+    assert [test["root_cause"]["rule"] for test in json.loads(report.read_text())["tests"]] == [
+        "torch.cuda-oom"
+    ]
+
+
+def test_a_program_importing_the_cli_keeps_its_collector_as_it_was() -> None:
+    code = (
+        "import gc, forensics.cli.main, forensics.cli.analyze; print(gc.isenabled(), gc.get_threshold()[0])"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "700"]

@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "train"
 
 # Re-reads a few real logs for their likely cause (normalising every line on the way, the scanner's way) and
-# prints which modules compiled a `regex` pattern while doing it; with "prepare", after what the parent runs
+# prints which modules compiled a `regex` pattern while doing it (with `regex.compile`, or through
+# forensics/regex_code.py, whose table may hold the compiler's output); with "prepare", after what the parent runs
 # before forking.
 _CODE = """
 import json, sys, regex
@@ -24,12 +25,22 @@ from forensics.engine import likely_reader, normalize
 if sys.argv[1] == "prepare":
     likely_reader.compile_for_workers()
     normalize.compile_for_many_lines()
+from forensics import regex_code
 compiled = []
 original = regex.compile
 def compile(pattern, flags=0, *args, **kwargs):
-    compiled.append(sys._getframe(1).f_globals.get("__name__", ""))
+    caller = sys._getframe(1).f_globals.get("__name__", "")
+    if caller != "forensics.regex_code":
+        compiled.append(caller)
     return original(pattern, flags, *args, **kwargs)
 regex.compile = compile
+kept = regex_code._PATTERNS
+build = kept.compile
+def build_or_keep(pattern, flags):
+    if (pattern, int(flags)) not in kept.compiled:  # built in this process (from the table, or compiled)
+        compiled.append(sys._getframe(2).f_globals.get("__name__", ""))
+    return build(pattern, flags)
+kept.compile = build_or_keep
 for path in sys.argv[2:]:
     data = open(path, "rb").read()
     likely_reader.pick_likely_cause_in_blocks([data])

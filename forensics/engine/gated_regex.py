@@ -10,10 +10,14 @@ quickly.
 
 from __future__ import annotations
 
-import regex
+from typing import TYPE_CHECKING
 
 from forensics.lazy_regex import LazyRegex
+from forensics.regex_code import compile_pattern
 from forensics.rules.literals import MIN_LITERAL, literals_for_flags
+
+if TYPE_CHECKING:
+    import regex
 
 _UNKNOWN = ()  # the gate is computed on first use, with the pattern
 
@@ -84,7 +88,7 @@ class AnyOf:
         return any(branch.search(string) is not None for branch in self.branches)
 
 
-_INLINE_FLAGS = regex.compile(r"\s*\(\?[a-zA-Z]+\)")
+_INLINE_FLAGS = compile_pattern(r"\s*\(\?[a-zA-Z]+\)")
 
 
 def top_level_branches(pattern: str) -> list[str]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
-
-import regex
+from typing import TYPE_CHECKING
 
 from forensics.lazy_regex import LazyRegex
+from forensics.regex_code import VERBOSE, compile_pattern
+
+if TYPE_CHECKING:
+    import regex
 
 # Terminal escape sequences: CSI (colours, cursor moves, `ESC[2J`), OSC (titles, `ESC]8;;url ESC\\` hyperlinks;
 # ended by BEL or ST, or unterminated to the end of the line), charset selections and two-character escapes.
@@ -22,7 +25,7 @@ ANSI = LazyRegex(  # compiled for the first line holding an escape
 )
 # Control characters a terminal acts on, other than tab and line feed (C0, DEL, C1: `\x9b` is a CSI too), and
 # the bidirectional overrides that make text read other than it is (CVE-2021-42574, "Trojan Source")
-_CONTROL = regex.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = compile_pattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 # Each alternative is one prefix; they are stripped repeatedly because harnesses nest them
 # (`2026-…Z [BASH] (EngineCore_DP0 pid=7) [rank0]: ERROR 11-28 08:14:19 [core.py:708] …`). Each comes with the
@@ -79,12 +82,10 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
 )
 # The whole alternation: what a line starting with a non-ASCII character is matched against, and every line once
 # `_PREFIX_BY_FIRST` has served `_SMALL_RUN` lines (one match per line is then faster than trying a few).
-_PREFIX = LazyRegex(
-    "(?:" + "|".join(f"(?:{alternative})" for _, alternative in _PREFIXES) + ")", regex.VERBOSE
-)
+_PREFIX = LazyRegex("(?:" + "|".join(f"(?:{alternative})" for _, alternative in _PREFIXES) + ")", VERBOSE)
 _PREFIX_BY_FIRST: dict[str, tuple[LazyRegex, ...]] = {}
 for _first, _alternative in _PREFIXES:
-    _compiled_alternative = LazyRegex(_alternative, regex.VERBOSE)
+    _compiled_alternative = LazyRegex(_alternative, VERBOSE)
     for _character in _first:
         _PREFIX_BY_FIRST[_character] = (*_PREFIX_BY_FIRST.get(_character, ()), _compiled_alternative)
 _SMALL_RUN = 256
@@ -92,7 +93,7 @@ _prefix_lines = [0]  # lines matched the small-run way so far
 # An exception line (`x.y.SomeError: …`, a bare `Exception: …`), a Rust panic (`thread 'x' (123) panicked at`
 # since Rust 1.92), a fatal Python error, a FATAL/CRITICAL/PANIC word, a failure signal handler's announcement
 # (Abseil's `*** SIGSEGV received at time=…`, glog's `*** SIGSEGV (@0x0) received by PID …`).
-_EXCEPTION_LINE = regex.compile(
+_EXCEPTION_LINE = compile_pattern(
     r"(?:[A-Za-z_][\w]*\.)*(?:[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure)|Exception)(?:\[\w+\])?:\s|"
     r"(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception)$|thread '[^']*'(?: \(\d+\))? panicked at|"
     # faulthandler writes on the line pytest -v started with the test's node id (`tests/x.py::test_y Fatal Python …`)

@@ -11,9 +11,7 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import BinaryIO, overload
-
-import regex
+from typing import TYPE_CHECKING, BinaryIO, overload
 
 from forensics.engine.decode import utf8_stream
 from forensics.engine.normalize import (
@@ -33,6 +31,9 @@ from forensics.rules.automata import AutomatonStore
 from forensics.rules.literals import Literals
 from forensics.rules.model import PackRules, Rule, RulePattern, RuleSet
 from forensics.sizes import format_size
+
+if TYPE_CHECKING:
+    import regex
 
 EXCERPT_TEXT_LIMIT = 500  # what a report shows of an excerpt line ...
 EVIDENCE_TEXT_LIMIT = 2000  # ... and of an evidence line: cut there only after redaction (report.redact)

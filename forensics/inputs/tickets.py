@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-import regex
+from typing import TYPE_CHECKING
 
 from forensics.lazy_regex import LazyRegex
 from forensics.model import Link, Ticket, TicketOrigin, TicketSystem
+
+if TYPE_CHECKING:
+    import regex
 
 _LINEAR_URL = LazyRegex(r"https?://linear\.app/[\w-]+/issue/(?P<key>[A-Za-z][A-Za-z0-9]{0,9}-\d{1,7})\b")
 _JIRA_URL = LazyRegex(r"https?://[\w.-]+(?::\d+)?/browse/(?P<key>[A-Z][A-Z0-9_]{0,9}-\d{1,7})\b")

@@ -10,14 +10,15 @@ from __future__ import annotations
 from forensics.lazy_regex import LazyRegex
 
 _LINE_START_COMMAND = LazyRegex(r"(?m)^([ \t]*)(?=::)")
-_LEGACY_COMMAND = LazyRegex(r"##\[")
 
 
 def defuse_workflow_commands(text: str) -> str:
     """The text with a backslash before a line-start `::` and inside every `##[`: Markdown shows the same
     characters, the runner sees no command."""
-    text = _LINE_START_COMMAND.sub(r"\1\\", text)
-    return _LEGACY_COMMAND.sub(r"##\\[", text)
+    # functions and `str.replace`, not templates (`r"\1\\"`): `regex` compiles a template with its Python parser,
+    # which a run that found its patterns compiled (forensics/regex_code.py) would import only for this
+    text = _LINE_START_COMMAND.sub(lambda match: match.group(1) + "\\", text)
+    return text.replace("##[", "##\\[")
 
 
 def defuse_json_commands(text: str) -> str:

@@ -17,8 +17,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, TypeVar
 
-import regex
-
 from forensics.digest import sha256
 from forensics.engine.fingerprint import make_fingerprint
 from forensics.engine.normalize import strip_controls
@@ -34,13 +32,14 @@ from forensics.model import (
     Report,
     TestCase,
 )
+from forensics.regex_code import IGNORECASE
 from forensics.report.evidence import trim_window
 from forensics.report.grouping import group_verdicts
 from forensics.report.secret_shapes import PEM_BLOCK_END, PEM_BLOCK_START, PEM_BODY_LINE, SHAPES
 
 __all__ = ["REDACTED", "Redactor", "redact_data", "redact_model", "redact_report"]
 
-_SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", regex.I)
+_SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", IGNORECASE)
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has

@@ -7,8 +7,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-import regex
-
 from forensics.errors import RulesError
 from forensics.lazy_regex import LazyRegex
 from forensics.model import Category, RuleKind, RuleScope
@@ -404,6 +402,8 @@ class _RuleBuilder:
             return ()
         if required and not raw:
             self.error(field, "at least one pattern is required")
+        import regex  # validating compiles with `regex` itself (forensics/regex_code.py keeps only what runs use)
+
         flags = regex.IGNORECASE if ignore_case else 0
         compiled = []
         for number, source in enumerate(raw, start=1):

@@ -5,15 +5,21 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, overload
-
-import regex
+from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from forensics.lazy_regex import LazyRegex
+<<<<<<< HEAD
 from forensics.model import Category, RuleKind, RuleScope, Value
+=======
+from forensics.model import Category, RuleKind, Value
+from forensics.regex_code import compile_pattern
+>>>>>>> fixed-s5
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, required_literal_ways, required_literals
 from forensics.rules.template import Template
+
+if TYPE_CHECKING:
+    import regex
 
 # A rule's pattern fields, in the order the scanner makes probes of them (its ProbeRole follows this order)
 PATTERN_FIELDS = ("patterns", "requires", "excludes", "context")
@@ -52,7 +58,7 @@ class RulePattern:
     def compiled(self) -> regex.Pattern[str]:
         """The `regex` pattern (compiled now if this is its first use)."""
         if self._compiled is None:
-            self._compiled = regex.compile(self.pattern, self.flags)
+            self._compiled = compile_pattern(self.pattern, self.flags)
         return self._compiled
 
     @property

@@ -1,0 +1,237 @@
+"""The code `regex` compiles for each pattern a run uses, kept on disk beside the package's own bytecode.
+
+`regex` parses and compiles a pattern in Python (`regex/_regex_core.py`, ~0.5-3 ms a pattern) and importing that
+parser costs ~13 ms on its own, on every start of the CLI; only the matching engine (`regex._regex`, a C
+extension) is needed to run a pattern. The compiler's output is a fixed function of the pattern text, its flags
+and the installed `regex`: a list of integers handed to `_regex.compile` with a few tables. `compile_pattern`
+keeps that output as Python keeps a module's bytecode: a table loaded from `__pycache__/` (or
+`sys.pycache_prefix`), keyed by the pattern and its flags, in a file that names the installed `regex` (the size
+and modification time of its parser, its front module and its engine) and the interpreter's bytecode magic
+number. A pattern found there is built by `_regex.compile` from the stored output, without importing the rest of
+`regex`; a missing one is compiled by `regex.compile`, whose call into the engine is read on the way, and the
+table is written back at exit (never where bytecode writing is off: `PYTHONDONTWRITEBYTECODE`, `-B`).
+
+Why it is safe: the pattern object comes from the same engine call with the same arguments that `regex.compile`
+makes (`tests/test_regex_code.py` compiles every stored entry again and compares them, and compares the matches
+of every shipped rule's pattern both ways), so it is an ordinary `regex.Pattern`. A missing, unreadable,
+corrupt or foreign file is ignored and written afresh; a failed write is ignored. What the engine calls back
+into Python (an error message's class, a replacement template) imports the rest of `regex` when it is needed,
+as `regex` does itself. Patterns with the LOCALE flag (their code depends on the locale at compile time) and
+a program that changed `regex.DEFAULT_VERSION` are compiled by `regex` every time. Which patterns a run needs
+depends on its input; the table holds those compiled since it was last started afresh (at most
+`_MAX_ENTRIES`), and a rule pack's validation compiles with `regex` directly, so a pack never fills it whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+import threading
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import regex
+
+# The flag values of `regex` (tests/test_regex_code.py holds them equal to the module's), for code that builds a
+# pattern without importing `regex`.
+IGNORECASE = 0x2
+VERBOSE = 0x40
+_LOCALE = 0x4
+_VERSION0 = 0x2000
+
+_NAME = "_regex_code.py"  # not a module: the name `cache_from_source` turns into the table's path
+_MAX_ENTRIES = 2048  # past this the table starts again from this run's entries (patterns no run uses age out)
+_ENGINE = "regex._regex"
+
+
+class _CompiledPatterns:
+    """(pattern, flags) → the engine's arguments, loaded on the first compile and written back at exit."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.entries: dict[tuple[str, int], bytes] | None = None
+        self.used: dict[tuple[str, int], bytes] = {}
+        self.compiled: dict[tuple[str, int], regex.Pattern[str]] = {}
+        self.engine: Any = None
+        self.header = b""
+        self.added = False
+        self.lock = threading.Lock()
+
+    def compile(self, pattern: str, flags: int) -> regex.Pattern[str]:
+        """`regex.compile(pattern, flags)`, built from the table when the pattern is there."""
+        key = (pattern, int(flags))
+        compiled: regex.Pattern[str] | None = self.compiled.get(key)
+        if compiled is not None:
+            return compiled
+        with self.lock:
+            if self.entries is None:
+                self.entries = self._load()
+            stored = self.entries.get(key)
+            if stored is not None and _default_version_unchanged():
+                try:
+                    compiled = self.engine.compile(pattern, *marshal.loads(stored))
+                except (EOFError, ValueError, TypeError):
+                    compiled = None
+            if compiled is None:
+                compiled, stored = _compile_and_record(pattern, flags)
+                if stored is not None:
+                    self.entries[key] = stored
+                    self._save_at_exit()
+            if stored is not None:
+                self.used[key] = stored
+            self.compiled[key] = compiled
+            return compiled
+
+    def _save_at_exit(self) -> None:
+        if not self.added and self.path is not None and self.header and not sys.dont_write_bytecode:
+            self.added = True
+            import atexit
+
+            atexit.register(self.save)
+
+    def _load(self) -> dict[tuple[str, int], bytes]:
+        """The table, if its file names this interpreter and this `regex`; the engine is loaded either way."""
+        self.engine, self.header = _engine()
+        if self.path is None or not self.header:
+            return {}
+        try:
+            with open(self.path, "rb") as file:
+                data = file.read()
+        except OSError:
+            return {}
+        if not data.startswith(self.header):
+            return {}
+        try:
+            table = marshal.loads(memoryview(data)[len(self.header) :])
+        except (EOFError, ValueError, TypeError):
+            return {}
+        return table if isinstance(table, dict) else {}
+
+    def save(self) -> None:
+        """Write the table (this run's entries and what the file held) atomically; a failure leaves it as it was."""
+        if self.path is None or self.entries is None or not self.header:
+            return
+        table = self.entries if len(self.entries) <= _MAX_ENTRIES else self.used
+        temporary = f"{self.path}.{os.getpid()}.tmp"
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            with open(temporary, "wb") as file:
+                file.write(self.header + marshal.dumps(table))
+            os.replace(temporary, self.path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _engine() -> tuple[Any, bytes]:
+    """`regex`'s C engine, loaded without the rest of the package when it is not loaded yet, and the header
+    that names this interpreter and this installation of `regex` (empty when it cannot be told)."""
+    engine: Any = sys.modules.get(_ENGINE)
+    if engine is None:
+        engine = _load_engine_alone()
+    if engine is None:  # an unusual installation: `regex` finds its engine itself, and nothing is kept
+        import regex
+
+        return vars(regex)["_regex"] if "_regex" in vars(regex) else sys.modules[_ENGINE], b""
+    from importlib.util import MAGIC_NUMBER
+
+    folder = os.path.dirname(str(engine.__file__))
+    identity = [MAGIC_NUMBER.hex(), str(engine.MAGIC), str(engine.CODE_SIZE)]
+    for path in (
+        str(engine.__file__),
+        os.path.join(folder, "_regex_core.py"),
+        os.path.join(folder, "_main.py"),
+    ):
+        try:
+            status = os.stat(path)
+        except OSError:
+            return engine, b""
+        identity.append(f"{os.path.basename(path)}:{status.st_size}:{status.st_mtime_ns}")
+    return engine, (" ".join(identity) + "\n").encode()
+
+
+def _load_engine_alone() -> Any:
+    """`regex._regex` from the `regex` package's folder, registered under its name, the package not imported
+    (`regex` imports the same module object when it is imported later)."""
+    from importlib.machinery import PathFinder
+    from importlib.util import find_spec, module_from_spec
+
+    package = find_spec("regex")
+    if package is None or not package.submodule_search_locations:
+        return None
+    spec = PathFinder.find_spec(_ENGINE, list(package.submodule_search_locations))
+    if spec is None or spec.loader is None or spec.origin is None:
+        return None
+    engine = module_from_spec(spec)
+    spec.loader.exec_module(engine)
+    sys.modules[_ENGINE] = engine
+    return engine
+
+
+def _default_version_unchanged() -> bool:
+    loaded = sys.modules.get("regex")
+    return loaded is None or getattr(loaded, "DEFAULT_VERSION", _VERSION0) == _VERSION0
+
+
+class _Recorder:
+    """Stands in for `regex._main`'s engine during one compile: passes every call on, keeps this thread's
+    `compile` arguments."""
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.thread = threading.get_ident()
+        self.arguments: tuple[Any, ...] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def compile(self, *arguments: Any) -> Any:
+        if threading.get_ident() == self.thread:
+            self.arguments = arguments
+        return self.engine.compile(*arguments)
+
+
+def _compile_and_record(pattern: str, flags: int) -> tuple[regex.Pattern[str], bytes | None]:
+    """`regex.compile`, and the engine's arguments as the table stores them (None when they cannot be kept)."""
+    import regex
+    import regex._main
+
+    front: Any = regex._main  # `regex`'s front module: `_regex` is its name for the engine
+    recorder = _Recorder(front._regex)
+    front._regex = recorder
+    try:
+        compiled = regex.compile(pattern, flags, cache_pattern=False)
+    finally:
+        front._regex = recorder.engine
+    arguments = recorder.arguments
+    if arguments is None or arguments[0] is not pattern or not _default_version_unchanged():
+        return compiled, None
+    if int(arguments[1]) & _LOCALE:
+        return compiled, None
+    try:
+        stored = marshal.dumps(
+            tuple(int(value) if isinstance(value, int) else value for value in arguments[1:])
+        )
+    except ValueError:  # something marshal cannot write (a named list holds only strings; kept to be sure)
+        return compiled, None
+    return compiled, stored
+
+
+def _table_path() -> str | None:
+    """Where Python would keep the bytecode of a module beside this one; None where it keeps none."""
+    from importlib.util import cache_from_source
+
+    try:
+        return cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME))
+    except NotImplementedError:  # no cache tag: this Python caches no bytecode
+        return None
+
+
+_PATTERNS = _CompiledPatterns(_table_path())
+
+
+def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:
+    """`regex.compile(pattern, flags)` for a text pattern, from the on-disk table when it holds the pattern."""
+    return _PATTERNS.compile(pattern, flags)
