@@ -8,12 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from forensics.lazy_regex import LazyRegex
-<<<<<<< HEAD
 from forensics.model import Category, RuleKind, RuleScope, Value
-=======
-from forensics.model import Category, RuleKind, Value
 from forensics.regex_code import compile_pattern
->>>>>>> fixed-s5
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, required_literal_ways, required_literals
 from forensics.rules.template import Template
