@@ -15,7 +15,7 @@ from forensics.annotate.targets import LinkedTarget
 from forensics.engine.fatal_line import fatal_line_rules, match_fatal_line
 from forensics.engine.scanner import CompiledRules
 from forensics.errors import RulesError
-from forensics.model import FoundBy, Report, RuleScope, Verdict
+from forensics.model import FoundBy, RuleScope, Verdict
 from forensics.render.github import render_github
 from forensics.render.json_report import render_json
 from forensics.render.markdown import render_markdown
@@ -27,10 +27,12 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.sinks.base import Target
 from tests.corpus_accuracy import labels
+from tests.support.rulebook import without_ordinary_explainers
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 # A real log whose likely-cause line is `  Error response from daemon: manifest unknown` (podman's pull of a deleted
-# tag): no ordinary rule knows podman's wording, the container-image fatal-line rule does.
+# tag): the container-image fatal-line rule knows it. Since the tenth round an ordinary rule reads podman's wording
+# too, so the tests here take that rule out of the pack (`without_ordinary_explainers`) to see the tier alone.
 MANIFEST_UNKNOWN = TRAIN / "holdout-r6/container-image/i-podman-ai-lab-llama-server-manifest-unknown.log"
 FOUND = FoundBy.FATAL_LINE.value
 
@@ -40,7 +42,21 @@ def _verdict(path: Path, rules: RuleSet) -> Verdict:
     return verdict
 
 
-def test_a_fatal_line_rule_names_the_cause_on_the_likely_cause_line(rule_pack: RuleSet) -> None:
+@pytest.fixture(scope="module")
+def manifest_pack(rule_pack: RuleSet) -> RuleSet:
+    """The shipped pack less the ordinary rules that explain MANIFEST_UNKNOWN."""
+    return without_ordinary_explainers(MANIFEST_UNKNOWN, rule_pack)
+
+
+def test_an_ordinary_rule_that_explains_the_log_wins_over_the_tier(rule_pack: RuleSet) -> None:
+    cause = _verdict(MANIFEST_UNKNOWN, rule_pack).root_cause
+    assert (
+        cause is not None and cause.found_by is FoundBy.SCAN and not cause.rule_id.startswith("fatal-line.")
+    )
+
+
+def test_a_fatal_line_rule_names_the_cause_on_the_likely_cause_line(manifest_pack: RuleSet) -> None:
+    rule_pack = manifest_pack
     verdict = _verdict(MANIFEST_UNKNOWN, rule_pack)
     cause = verdict.root_cause
     assert cause is not None and cause.rule_id == "fatal-line.container-image"
@@ -108,12 +124,8 @@ def test_no_unexplained_train_case_gets_a_fatal_line_cause(rule_pack: RuleSet) -
     assert [text for text in likely if match_fatal_line(text, rules) is not None] == []
 
 
-def _manifest_report(rule_pack: RuleSet) -> Report:
-    return analyze([str(MANIFEST_UNKNOWN)], rules=rule_pack)
-
-
-def test_every_format_says_how_the_cause_was_found(rule_pack: RuleSet) -> None:
-    report = _manifest_report(rule_pack)
+def test_every_format_says_how_the_cause_was_found(manifest_pack: RuleSet) -> None:
+    report = analyze([str(MANIFEST_UNKNOWN)], rules=manifest_pack)
     document = json.loads(render_json(report))
     assert document["schema_version"] == "1.5"
     (test,) = document["tests"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from forensics.model import RuleScope
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
@@ -55,3 +56,17 @@ def write_log(tmp_path: Path, lines: list[str]) -> Path:
     log = tmp_path / "job.log"
     log.write_text("\n".join(lines) + "\n")
     return log
+
+
+def without_ordinary_explainers(path: Path, rules: RuleSet) -> RuleSet:
+    """`rules` less every ordinary (every-line) rule that explains the one test of the log at `path`, so that only
+    the fatal-line tier can: a test of the tier keeps its real log when a rule author later widens an ordinary
+    rule over it. At most two rules may go (more would mean the log no longer shows what the test is about)."""
+    kept = tuple(rules)
+    for _ in range(3):
+        scanned = RuleSet(tuple(rule for rule in kept if rule.scope is RuleScope.EVERY_LINE))
+        rule_id, _line = root_cause_of(path, scanned)
+        if rule_id is None:
+            return RuleSet(kept)
+        kept = tuple(rule for rule in kept if rule.id != rule_id)
+    raise AssertionError(f"{path.name}: more than two ordinary rules explain it")
