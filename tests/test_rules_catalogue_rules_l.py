@@ -284,6 +284,15 @@ NEAR_MISSES = [
         id="runner-stopped-on-purpose",
     ),
     pytest.param(
+        "process.killed-by-signal",
+        [
+            "terminate called after throwing an instance of 'std::runtime_error'",
+            "  what():  model file not found",
+            "Aborted (core dumped)",
+        ],
+        id="uncaught-cpp-exception-aborts",
+    ),
+    pytest.param(
         "process.signal-exit-status",
         ["[a8x2-n0-0] terminated with exit code (1). Reason [Error]. Message: "],
         id="flyte-task-failed-on-its-own",
@@ -401,6 +410,8 @@ REAL_LOGS = [
         5,
     ),
     ("holdout-r6/test-setup/j-cirq-travis-160-collection-errors.log", "pytest.collection-exception", 4),
+    # an uncaught C++ exception's abort is the program's own, not a kill: the CUDA error above it answers
+    ("holdout-r6/cuda-error/i-torchchat-aoti-runner-invalid-argument.log", "cuda.error", 7),
     # with the header in the excerpt, the header's rule answers there (the convention)
     ("holdout-r6/test-setup/j-pytest-523-collects-init-importerror.log", "pytest.collection-error", 2),
 ]
