@@ -74,6 +74,10 @@ class _CompiledPatterns:
                     compiled = self.engine.compile(pattern, *marshal.loads(stored))
                 except (EOFError, ValueError, TypeError):
                     compiled = None
+                if compiled is not None and "regex._main" not in sys.modules:
+                    import copyreg  # what regex/_main.py registers, so that a built pattern pickles as `regex`'s do
+
+                    copyreg.pickle(type(compiled), _reduce_pattern)
             if compiled is None:
                 compiled, stored = _compile_and_record(pattern, flags)
                 if stored is not None:
@@ -83,6 +87,10 @@ class _CompiledPatterns:
                 self.used[key] = stored
             self.compiled[key] = compiled
             return compiled
+
+    def reset_lock(self) -> None:
+        """A fresh lock (in a forked child: the parent's may have been held by a thread the child does not have)."""
+        self.lock = threading.Lock()
 
     def _save_at_exit(self) -> None:
         if not self.added and self.path is not None and self.header and not sys.dont_write_bytecode:
@@ -170,6 +178,11 @@ def _load_engine_alone() -> Any:
     return engine
 
 
+def _reduce_pattern(pattern: Any) -> tuple[Any, Any]:
+    """regex/_main.py's `_pickle`: the engine's `compile` and the pattern's arguments to it."""
+    return sys.modules[_ENGINE].compile, pattern._pickled_data
+
+
 def _default_version_unchanged() -> bool:
     loaded = sys.modules.get("regex")
     return loaded is None or getattr(loaded, "DEFAULT_VERSION", _VERSION0) == _VERSION0
@@ -230,6 +243,8 @@ def _table_path() -> str | None:
 
 
 _PATTERNS = _CompiledPatterns(_table_path())
+if hasattr(os, "register_at_fork"):  # a worker forked while another thread held the lock must not wait for it
+    os.register_at_fork(after_in_child=_PATTERNS.reset_lock)
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:

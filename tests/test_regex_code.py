@@ -182,3 +182,23 @@ def test_every_shipped_pattern_built_from_its_entry_matches_as_regex_compile_s_d
             )
     assert len(cases) > 300
     assert not reader.added  # every pattern was built from the file
+
+
+def test_a_pattern_built_from_the_table_pickles_as_regex_s_own(tmp_path: Path) -> None:
+    """regex/_main.py registers how a pattern pickles; a run that never imports it registers the same."""
+    code = (
+        "import pickle, sys\n"
+        "from forensics import regex_code\n"
+        "built = regex_code.compile_pattern(r'(?P<word>\\w+) out of memory', regex_code.IGNORECASE)\n"
+        "assert 'regex._main' not in sys.modules, sorted(sys.modules)\n"
+        "again = pickle.loads(pickle.dumps(built))\n"
+        "print(again.pattern == built.pattern, again.flags == built.flags, again.search('CUDA Out of memory')['word'])\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPYCACHEPREFIX=str(tmp_path / "bytecode"), PYTHONPATH=str(REPOSITORY))
+    for _ in range(2):  # the first run keeps the pattern, the second builds it from the table
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True", "True", "CUDA"]
