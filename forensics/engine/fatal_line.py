@@ -75,21 +75,4 @@ def fatal_line_cause(
     if matched is None:
         return None
     rule, captures = matched
-    return fatal_line_finding(rule, captures, evidence)
-
-
-def fatal_line_finding(rule: Rule, captures: dict[str, str], evidence: Evidence) -> Finding:
-    """A fatal-line rule's match as reports show any cause: its values, summary, advice, the evidence line."""
-    values = rule.values(captures)
-    return Finding(
-        rule_id=rule.id,
-        title=rule.title,
-        category=rule.category,
-        kind=rule.kind,
-        summary=rule.summary.render(values),
-        advice=rule.advice,
-        fields=tuple(values.items()),
-        evidence=evidence,
-        tickets=rule.tickets,
-        found_by=FoundBy.FATAL_LINE,
-    )
+    return rule.finding(captures, evidence, found_by=FoundBy.FATAL_LINE)

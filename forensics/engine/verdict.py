@@ -135,15 +135,6 @@ def context_values(
 
 def finding(rule: Rule, hit: Hit, log: ScannedLog, context: dict[str, str] | None = None) -> Finding:
     """A rule's match turned into what reports show: values (the line's own first), summary, evidence."""
-    values = rule.values({**(context or {}), **dict(hit.captures)})
-    return Finding(
-        rule_id=rule.id,
-        title=rule.title,
-        category=rule.category,
-        kind=rule.kind,
-        summary=rule.summary.render(values),
-        advice=rule.advice,
-        fields=tuple(values.items()),
-        evidence=log.evidence(hit.line, hit.text, hit.excerpt),
-        tickets=rule.tickets,
+    return rule.finding(
+        {**(context or {}), **dict(hit.captures)}, log.evidence(hit.line, hit.text, hit.excerpt)
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, overload
 
 from forensics.lazy_regex import LazyRegex
-from forensics.model import Category, RuleKind, RuleScope, Value
+from forensics.model import Category, Evidence, Finding, FoundBy, RuleKind, RuleScope, Value
 from forensics.regex_code import compile_pattern
 from forensics.rules.expressions import Expression
 from forensics.rules.literals import Literals, required_literal_ways, required_literals
@@ -154,6 +154,25 @@ class Rule:
             if result is not None:
                 values[name] = result
         return values
+
+    def finding(
+        self, captures: Mapping[str, str], evidence: Evidence, *, found_by: FoundBy = FoundBy.SCAN
+    ) -> Finding:
+        """This rule's match as reports show any cause: its values, summary and advice, the evidence line, and how
+        it was found (by the scan, or on the likely-cause line by a fatal-line rule)."""
+        values = self.values(captures)
+        return Finding(
+            rule_id=self.id,
+            title=self.title,
+            category=self.category,
+            kind=self.kind,
+            summary=self.summary.render(values),
+            advice=self.advice,
+            fields=tuple(values.items()),
+            evidence=evidence,
+            tickets=self.tickets,
+            found_by=found_by,
+        )
 
 
 def typed_value(text: str) -> Value:
