@@ -22,12 +22,12 @@ that a warm start compiles no dataclass method and that every cached code object
 from __future__ import annotations
 
 import builtins
-import contextlib
 import dataclasses
-import marshal
 import os
 import sys
 from typing import Any
+
+from forensics.code_table import read_table, write_table
 
 _NAME = "_dataclass_methods.py"  # not a module: the name `cache_from_source` turns into the table's path
 _MAX_ENTRIES = (
@@ -62,35 +62,13 @@ class _CompiledSources:
         return builtins.exec(code, *args, **kwargs)
 
     def _load(self) -> dict[str, Any]:
-        if self.path is None:
-            return {}
-        try:
-            with open(self.path, "rb") as file:
-                data = file.read()
-        except OSError:
-            return {}
-        if not data.startswith(_magic()):
-            return {}
-        try:
-            table = marshal.loads(memoryview(data)[len(_magic()) :])
-        except (EOFError, ValueError, TypeError):
-            return {}
-        return table if isinstance(table, dict) else {}
+        return read_table(self.path, _magic())
 
     def save(self) -> None:
         """Write the table (this run's code and what the file held) atomically; any failure leaves it as it was."""
         if self.path is None or self.codes is None:
             return
-        table = self.codes if len(self.codes) <= _MAX_ENTRIES else self.used
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(temporary, "wb") as file:
-                file.write(_magic() + marshal.dumps(table))
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        write_table(self.path, _magic(), self.codes if len(self.codes) <= _MAX_ENTRIES else self.used)
 
 
 def _magic() -> bytes:

@@ -24,12 +24,13 @@ depends on its input; the table holds those compiled since it was last started a
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 import sys
 import threading
 from typing import TYPE_CHECKING, Any
+
+from forensics.code_table import read_table, write_table
 
 if TYPE_CHECKING:
     import regex
@@ -102,35 +103,13 @@ class _CompiledPatterns:
     def _load(self) -> dict[tuple[str, int], bytes]:
         """The table, if its file names this interpreter and this `regex`; the engine is loaded either way."""
         self.engine, self.header = _engine()
-        if self.path is None or not self.header:
-            return {}
-        try:
-            with open(self.path, "rb") as file:
-                data = file.read()
-        except OSError:
-            return {}
-        if not data.startswith(self.header):
-            return {}
-        try:
-            table = marshal.loads(memoryview(data)[len(self.header) :])
-        except (EOFError, ValueError, TypeError):
-            return {}
-        return table if isinstance(table, dict) else {}
+        return read_table(self.path, self.header)
 
     def save(self) -> None:
         """Write the table (this run's entries and what the file held) atomically; a failure leaves it as it was."""
         if self.path is None or self.entries is None or not self.header:
             return
-        table = self.entries if len(self.entries) <= _MAX_ENTRIES else self.used
-        temporary = f"{self.path}.{os.getpid()}.tmp"
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            with open(temporary, "wb") as file:
-                file.write(self.header + marshal.dumps(table))
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        write_table(self.path, self.header, self.entries if len(self.entries) <= _MAX_ENTRIES else self.used)
 
 
 def _engine() -> tuple[Any, bytes]:
