@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import regex
 
@@ -83,6 +84,23 @@ FATAL_REASONS = frozenset(
 # The answers that only stand when nothing better is found, weakest last: when a test has several logs, a log's
 # stronger answer beats another's weaker one (engine/../report/session.py).
 FALLBACK_RANK = {LikelyReason.WRAPPER: 1, LikelyReason.QUIET_FAILURE: 2, LikelyReason.LAST_LINE: 3}
+
+_Log = TypeVar("_Log")
+
+
+def choose_among_logs(picks: Iterable[tuple[_Log, LikelyLine | None]]) -> tuple[_Log, LikelyLine] | None:
+    """A test's likely cause among its logs' (in rank order; read lazily): the first log whose line is a fatal
+    event, else the strongest of the others' (a log's error line beats another's wrapper, a wrapper beats a quiet
+    failure or a last line; the earlier log on a tie). `analyze` (report/session.py) and `reanalyze` both choose so."""
+    chosen: tuple[_Log, LikelyLine] | None = None
+    for log, picked in picks:
+        if picked is None:
+            continue
+        if picked.reason in FATAL_REASONS:
+            return log, picked
+        if chosen is None or FALLBACK_RANK.get(picked.reason, 0) < FALLBACK_RANK.get(chosen[1].reason, 0):
+            chosen = (log, picked)
+    return chosen
 
 
 @dataclass(frozen=True, slots=True)

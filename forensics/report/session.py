@@ -203,19 +203,10 @@ class InputSession:
     def _with_likely_cause(self, verdict: Verdict) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
-        from forensics.engine.likely import FALLBACK_RANK, FATAL_REASONS
+        from forensics.engine.likely import choose_among_logs
 
-        chosen: tuple[LogRef, LikelyLine] | None = None
-        for ref in sorted(_all_logs(verdict.test), key=lambda ref: ref.rank):
-            picked = self._likely_line(ref)
-            if picked is None:
-                continue
-            if picked.reason in FATAL_REASONS:
-                chosen = (ref, picked)
-                break
-            if chosen is None or FALLBACK_RANK.get(picked.reason, 0) < FALLBACK_RANK.get(chosen[1].reason, 0):
-                # a log's error line beats another's wrapper, a wrapper beats a quiet failure or a last line
-                chosen = (ref, picked)
+        logs = sorted(_all_logs(verdict.test), key=lambda ref: ref.rank)
+        chosen = choose_among_logs((ref, self._likely_line(ref)) for ref in logs)  # stops at a fatal event
         if chosen is None:
             return verdict
         ref, picked = chosen

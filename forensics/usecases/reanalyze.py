@@ -165,22 +165,15 @@ def _fatal_line_cause(
     or of the status message, chosen as `InputSession` chooses among a test's logs."""
     if not compiled.fatal_line_rules:
         return None
-    from forensics.engine.likely import FALLBACK_RANK, FATAL_REASONS, pick_likely_cause
+    from forensics.engine.likely import choose_among_logs, pick_likely_cause
 
-    chosen = None
-    for log, text in logs:
-        picked = pick_likely_cause(text.split("\n"))
-        if picked is None:
-            continue
-        shift = offset if log.ref.inline_text is None else 0
-        if picked.reason in FATAL_REASONS:
-            chosen = (log, picked, shift)
-            break
-        if chosen is None or FALLBACK_RANK.get(picked.reason, 0) < FALLBACK_RANK.get(chosen[1].reason, 0):
-            chosen = (log, picked, shift)
+    chosen = choose_among_logs(
+        ((log, offset if log.ref.inline_text is None else 0), pick_likely_cause(text.split("\n")))
+        for log, text in logs
+    )
     if chosen is None:
         return None
-    log, picked, shift = chosen
+    (log, shift), picked = chosen
     excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
     return fatal_line_cause(log.evidence(picked.line + shift, picked.text, excerpt), compiled)
 
