@@ -11,15 +11,13 @@ import pytest
 from forensics.rules.model import RuleSet
 from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 
-# Floors a little under today's figures. Train now holds the six retired holdouts; with the sixth (116 cases, scored
-# once at 71.8 % before it was retired) it read 96.8 % top-1, 0 false causes of 282 and likely cause 95.2 % of 229;
-# after the tenth round (two rule authors, the fatal-line family rules, the likely-cause picker) 99.4 % top-1, 0 false
-# causes of 282, likely cause 100 % of 212. gpu 100 %. The holdout is the seventh blind collection (124 cases, audited
-# blind against their sources, scored once with the pack of 187 rules, never studied): 70.7 % top-1, 0 false causes of
-# 32, likely cause 73.1 % of 52. A rule change that loses ground, or names a cause where there is none, fails CI.
-MIN_TOP1 = {"train": 0.99, "holdout": 0.70, "gpu": 0.95}
+# Floors a little under today's figures. Train now holds the seven retired holdouts; with the seventh (124 cases, scored
+# once at 70.7 % before it was retired) it reads 96.8 % top-1, 0 false causes of 314 and likely cause 94.7 % of 264,
+# until the eleventh rules round. gpu 100 %. The holdout is the eighth blind collection (tests/corpus/holdout/SOURCES.md).
+# A rule change that loses ground, or names a cause where there is none, fails CI.
+MIN_TOP1 = {"train": 0.96, "holdout": 0.70, "gpu": 0.95}
 MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 0.0, "gpu": 0.0}
-MIN_LIKELY = {"holdout": 0.73, "train": 0.99}  # the likely cause on failures no rule explains
+MIN_LIKELY = {"holdout": 0.73, "train": 0.94}  # the likely cause on failures no rule explains
 
 
 @pytest.mark.parametrize("split", SPLITS)
