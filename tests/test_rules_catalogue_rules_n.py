@@ -73,7 +73,7 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     (
         "hf.connect-errno",
         "urllib3.exceptions.MaxRetryError: HTTPSConnectionPool(host='hf-mirror.com', port=443): Max retries exceeded with"
-        " url: /BAAI/bge-m3/resolve/main/config.json (Caused by NameResolutionError(\"<urllib3.connection.HTTPSConnection"
+        ' url: /BAAI/bge-m3/resolve/main/config.json (Caused by NameResolutionError("<urllib3.connection.HTTPSConnection'
         " object at 0x7f3a>: Failed to resolve 'hf-mirror.com' ([Errno -2] Name or service not known)\"))",
         "urllib3 2.x connection.py NameResolutionError, HF_ENDPOINT=https://hf-mirror.com",
     ),
@@ -159,7 +159,9 @@ NEAR_MISSES = [
     ),
     pytest.param(
         "process.killed-by-signal",
-        ["# ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."],
+        [
+            "# ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm)."
+        ],
         id="dataloader-message-in-a-code-comment",
     ),
     pytest.param(
@@ -219,14 +221,30 @@ NEAR_MISSES = [
 
 # (log under tests/corpus/train, rule that wins, its line)
 REAL_LOGS = [
-    ("holdout-r7/killed-by-signal/l-openadapt-pytest-zsh-killed-collection.log", "process.killed-by-signal", 5),
+    (
+        "holdout-r7/killed-by-signal/l-openadapt-pytest-zsh-killed-collection.log",
+        "process.killed-by-signal",
+        5,
+    ),
     ("holdout-r7/killed-by-signal/l-pipedream-dataloader-bus-error-shm.log", "process.killed-by-signal", 4),
-    ("holdout-r7/killed-by-signal/l-horovod-mpirun-rank-signal-4-illegal-instruction.log", "mpi.rank-killed-by-signal", 2),
+    (
+        "holdout-r7/killed-by-signal/l-horovod-mpirun-rank-signal-4-illegal-instruction.log",
+        "mpi.rank-killed-by-signal",
+        2,
+    ),
     ("holdout-r7/killed-by-signal/k-scalellm-compose-killed-137.log", "process.killed-by-signal", 1),
-    ("holdout-r7/killed-by-signal/k-akash-vllm-worker-sigterm-pod-exit-137.log", "process.signal-exit-status", 7),
+    (
+        "holdout-r7/killed-by-signal/k-akash-vllm-worker-sigterm-pod-exit-137.log",
+        "process.signal-exit-status",
+        7,
+    ),
     ("holdout-r7/hub-download/l-gorilla-bfcl-hf-network-unreachable.log", "hf.connect-errno", 5),
     ("holdout-r3/hub-download/d-geneface-hubert-preprocessor-dns.log", "hf.connect-errno", 8),
-    ("holdout-r7/rendezvous-failure/l-mmaction2-tcpstore-connection-timed-out.log", "distributed.store-connect-oserror", 14),
+    (
+        "holdout-r7/rendezvous-failure/l-mmaction2-tcpstore-connection-timed-out.log",
+        "distributed.store-connect-oserror",
+        14,
+    ),
     ("holdout-r7/ray-died/l-ray-raylet-heartbeat-lag-marked-dead.log", "ray.node-died", 3),
     ("holdout-r7/host-oom/l-lightning-bolts-windows-gha-short-summary.log", "machine.host-alloc-failed", 6),
     ("holdout-r7/test-timeout/k-tt-transformers-unit-tests-action-timed-out.log", "runner.step-timeout", 3),
