@@ -124,6 +124,13 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         " 30000 ms. This is likely since the machine or raylet became overloaded.",
         "ray 0.8-1.x node_manager.cc NodeRemoved RAY_CHECK",
     ),
+    (
+        "ray.node-died",
+        "(raylet) Raylet is terminated. Termination is unexpected. Possible reasons include: (1) SIGKILL by the user or"
+        " system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other termination"
+        " signals. Last 20 lines of the Raylet logs:",
+        "ray python/ray/dashboard/agent.py (Ray 2.x), published to the driver with Ray's (raylet) prefix",
+    ),
     # host-oom: CPython's MemoryError as pytest's short test summary words it (src/_pytest/terminal.py)
     (
         "machine.host-alloc-failed",
@@ -198,6 +205,11 @@ NEAR_MISSES = [
             " resource pressure on this node. If heartbeat keeps lagging, this node can be marked as dead mistakenly."
         ],
         id="ray-heartbeat-lag-warning",
+    ),
+    pytest.param(
+        "ray.node-died",
+        ["(raylet) Raylet is terminated. Termination is graceful."],
+        id="raylet-stopped-on-purpose",
     ),
     pytest.param(
         "machine.host-alloc-failed",
