@@ -26,8 +26,9 @@ from forensics.rules.cache import PackCache
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.sinks.base import Target
-from tests.corpus_accuracy import labels
+from tests.corpus_accuracy import evaluate, labels
 from tests.support.rulebook import without_ordinary_explainers
+from tests.tier_coverage import count, tier_alone
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 # A real log whose likely-cause line is `  Error response from daemon: manifest unknown` (podman's pull of a deleted
@@ -232,3 +233,51 @@ def test_only_patterns_whose_literals_the_line_holds_are_compiled(tmp_path: Path
     assert verdict.root_cause is None and verdict.likely_cause is not None
     fatal = [rule for rule in cached if rule.scope is RuleScope.LIKELY_CAUSE]
     assert [pattern.pattern for rule in fatal for pattern in rule.patterns if pattern.is_compiled] == []
+
+
+# Where two families' words meet on one line, the more specific family names it (eleventh round; real train lines).
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        # Ray lists the OOM killer and SIGSEGV as possible causes: its own words name the line
+        ("(EngineCore pid=1879) (raylet) A worker died or was killed while executing a task by an unexpected system error. Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. Some common causes include: (1) the process was killed by the OOM killer due to high memory usage.", "fatal-line.ray-died"),
+        # ... but a signal report before that list is still the cause
+        ("(SPURuntime pid=1625248) *** SIGSEGV received at time=1695013707 on cpu 99 ***2023-09-18 13:08:28,906  WARNING worker.py:1851 -- A worker died or was killed while executing a task by an unexpected system error.", "fatal-line.segfault"),
+        # a serving engine's own dependency, refused
+        ("Exception: Failed to connect to NATS: IO error: Connection refused (os error 111)", "fatal-line.serving-engine-internal"),
+        ("[1744963752.379059] [oneasia-gpu-node1:14252:0]            sock.c:334  UCX  ERROR   connect(fd=120, dest_addr=10.244.13.0:34313) failed: Connection refused", "fatal-line.serving-engine-internal"),
+        # a DNS query refused is a resolution failure
+        ('Error: pull model manifest: Get "https://registry.ollama.ai/v2/library/codegemma/manifests/latest": dial tcp: lookup registry.ollama.ai on 10.89.3.1:53: read udp 10.89.3.11:54907->10.89.3.1:53: read: connection refused', "fatal-line.network-unreachable"),
+        ("ERROR 03-25 12:23:00 [engine.py:448] RuntimeError: CUDA error: operation not permitted when stream is capturing", "fatal-line.serving-engine-internal"),
+        ("(EngineCore pid=74) ERROR 05-07 00:37:03 [core.py:1136] RuntimeError: CUDA driver error: out of memory", "fatal-line.gpu-oom"),
+        ("E           _pytest.nodes.Collector.CollectError: ImportError while importing test module '/workspace/examples/python_rs/llm/vllm/monolith/__init__.py'.", "fatal-line.test-setup"),
+        ("E   ModuleNotFoundError: No module named 'tensorflow'", "fatal-line.python-environment"),
+        ("RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx", "fatal-line.cuda-setup"),
+        ("[TensorRT-LLM][ERROR] CUDA runtime error in cudaMemGetInfo(&free, &total): unknown error", "fatal-line.cuda-error"),
+        ("RuntimeError: [TensorRT-LLM][ERROR] Assertion failed: mpiSize == tp * pp (/tmp/tritonbuild/tensorrtllm/tensorrt_llm/cpp/tensorrt_llm/runtime/worldConfig.cpp:99)", "fatal-line.serving-engine-internal"),
+        ("ValueError: The model's max seq len (8192) is larger than the maximum number of tokens that can be stored in KV cache (2400).", "fatal-line.serving-gpu-memory"),
+    ],
+)  # fmt: skip
+def test_the_more_specific_family_names_a_line_two_families_share(
+    rule_pack: RuleSet, line: str, rule_id: str
+) -> None:
+    matched = match_fatal_line(line, fatal_line_rules(CompiledRules(rule_pack)))
+    assert matched is not None and matched[0].id == rule_id
+
+
+def test_the_tier_coverage_counts_the_gap_and_the_tier_alone(rule_pack: RuleSet) -> None:
+    unexplained = next(
+        label for label in labels("train") if label.family == "unexplained" and label.test is None
+    )
+    manifest = next(label for label in labels("train") if label.path == MANIFEST_UNKNOWN)
+    chosen = [manifest, unexplained]
+    full = evaluate(rule_pack, "train", chosen)
+    alone = evaluate(tier_alone(rule_pack), "train", chosen)
+    assert all(
+        rule.scope is RuleScope.LIKELY_CAUSE or rule.kind.value == "symptom" for rule in tier_alone(rule_pack)
+    )
+    counts = count(full, alone, fatal_line_rules(CompiledRules(rule_pack)))
+    # an ordinary rule explains the podman log: no gap; alone, the tier names it on the picker's (right) line
+    assert counts["gap"] == 0 and counts["causes"] == 1 and counts["on line"] == 1
+    assert counts["named right"] == 1 and counts["named wrong"] == 0
+    assert counts["unexplained"] == 1 and counts["false causes"] == 0
