@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,11 +136,11 @@ def _verdict(label: Label, rules: RuleSet) -> Verdict | None:
     return next((v for v in report.verdicts if v.test.name == label.test), None)
 
 
-def evaluate(rules: RuleSet, split: str = "train") -> list[Outcome]:
-    """Analyse every labelled case of a split and compare with its label."""
+def evaluate(rules: RuleSet, split: str = "train", chosen: Iterable[Label] | None = None) -> list[Outcome]:
+    """Analyse every labelled case of a split (or only the `chosen` ones) and compare with its label."""
     families = load_families()
     outcomes = []
-    for label in labels(split):
+    for label in labels(split) if chosen is None else chosen:
         verdict = _verdict(label, rules)
         cause = verdict.root_cause if verdict else None
         likely = verdict.likely_cause if verdict else None

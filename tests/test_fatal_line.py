@@ -26,8 +26,9 @@ from forensics.rules.cache import PackCache
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.sinks.base import Target
-from tests.corpus_accuracy import labels
+from tests.corpus_accuracy import evaluate, labels
 from tests.support.rulebook import without_ordinary_explainers
+from tests.tier_coverage import count, tier_alone
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 # A real log whose likely-cause line is `  Error response from daemon: manifest unknown` (podman's pull of a deleted
@@ -232,3 +233,54 @@ def test_only_patterns_whose_literals_the_line_holds_are_compiled(tmp_path: Path
     assert verdict.root_cause is None and verdict.likely_cause is not None
     fatal = [rule for rule in cached if rule.scope is RuleScope.LIKELY_CAUSE]
     assert [pattern.pattern for rule in fatal for pattern in rule.patterns if pattern.is_compiled] == []
+
+
+# Where two families' words meet on one line, the more specific family names it (eleventh round): real train lines,
+# each the first line of its log that holds the words quoted.
+@pytest.mark.parametrize(
+    ("log", "words", "rule_id"),
+    [
+        # Ray lists the OOM killer and SIGSEGV as possible causes: its own words name the line ...
+        ("holdout-r4/ray-died/e-vllm-vgpu-raylet-worker-died.log", "Some common causes include: (1) the process was killed by the OOM killer", "fatal-line.ray-died"),
+        # ... but a signal report before that list is still the cause
+        ("holdout-r6/segfault/j-secretflow-spu-sigsegv-yacl.log", "SIGSEGV received at time=1695013707", "fatal-line.segfault"),
+        # a serving engine's own dependency, refused
+        ("dynamo/nats-unavailable-frontend-3612.log", "Failed to connect to NATS: IO error: Connection refused", "fatal-line.serving-engine-internal"),
+        ("holdout-r1/serving-engine-internal/dynamo-vllm-nixl-ucx-connect-refused.log", "UCX  ERROR   connect(fd=120", "fatal-line.serving-engine-internal"),
+        # a DNS query refused is a resolution failure
+        ("holdout-r6/network-unreachable/i-ollama-podman-dns-read-refused.log", "lookup registry.ollama.ai on 10.89.3.1:53", "fatal-line.network-unreachable"),
+        ("vllm/cuda-graph-capture-windows-tp-5.log", "RuntimeError: CUDA error: operation not permitted when stream is capturing", "fatal-line.serving-engine-internal"),
+        ("pytorch-cuda/cuda-driver-oom-marlin-club3090-60.log", "CUDA driver error: out of memory", "fatal-line.gpu-oom"),
+        ("holdout-r5/test-setup/g-triton-distributed-collect-vllm-monolith.log", "CollectError: ImportError while importing test module", "fatal-line.test-setup"),
+        ("holdout-r4/python-environment/f-returnn-pytest9-ci-no-tensorflow.log", "ModuleNotFoundError: No module named 'tensorflow'", "fatal-line.python-environment"),
+        ("holdout-r6/cuda-setup/j-armory-container-no-nvidia-driver.log", "Found no NVIDIA driver on your system", "fatal-line.cuda-setup"),
+        ("holdout-r2/cuda-error/trtllm-build-cudamemgetinfo-unknown-error.log", "CUDA runtime error in cudaMemGetInfo", "fatal-line.cuda-error"),
+        ("holdout-r5/serving-engine-internal/g-trtllm-backend-mpisize-tp-pp.log", "Assertion failed: mpiSize == tp * pp", "fatal-line.serving-engine-internal"),
+        ("vllm/kv-cache-too-small-legacy-v0-gpustack-1800.log", "is larger than the maximum number of tokens that can be stored in KV cache", "fatal-line.serving-gpu-memory"),
+    ],
+)  # fmt: skip
+def test_the_more_specific_family_names_a_line_two_families_share(
+    rule_pack: RuleSet, log: str, words: str, rule_id: str
+) -> None:
+    lines = (TRAIN / log).read_text(encoding="utf-8").split("\n")
+    line = next(line for line in lines if words in line)
+    matched = match_fatal_line(line, fatal_line_rules(CompiledRules(rule_pack)))
+    assert matched is not None and matched[0].id == rule_id
+
+
+def test_the_tier_coverage_counts_the_gap_and_the_tier_alone(rule_pack: RuleSet) -> None:
+    unexplained = next(
+        label for label in labels("train") if label.family == "unexplained" and label.test is None
+    )
+    manifest = next(label for label in labels("train") if label.path == MANIFEST_UNKNOWN)
+    chosen = [manifest, unexplained]
+    full = evaluate(rule_pack, "train", chosen)
+    alone = evaluate(tier_alone(rule_pack), "train", chosen)
+    assert all(
+        rule.scope is RuleScope.LIKELY_CAUSE or rule.kind.value == "symptom" for rule in tier_alone(rule_pack)
+    )
+    counts = count(full, alone, fatal_line_rules(CompiledRules(rule_pack)))
+    # an ordinary rule explains the podman log: no gap; alone, the tier names it on the picker's (right) line
+    assert counts["gap"] == 0 and counts["causes"] == 1 and counts["on line"] == 1
+    assert counts["named right"] == 1 and counts["named wrong"] == 0
+    assert counts["unexplained"] == 1 and counts["false causes"] == 0
