@@ -60,6 +60,20 @@ from tests.support.likely import picked_from, picked_in
             1,
             LikelyReason.QUIET_FAILURE,
         ),
+        # Julia's `ERROR: LoadError: TaskFailedException` only names the exception its `nested task error: ArgumentError:
+        # …` below says: the nested one, not the first exception line
+        (
+            "holdout-r7/unexplained/l-ray-jl-benchmark-nested-task-argumenterror.log",
+            3,
+            LikelyReason.EXCEPTION_LINE,
+        ),
+        # pytest's short summary cut to the terminal's width (`- BrokenPipeError...`, `- Runt...`): the first recap shown
+        # whole (`test_from_pretrained - MemoryError`), not the first recap
+        (
+            "holdout-r7/host-oom/l-lightning-bolts-windows-gha-short-summary.log",
+            6,
+            LikelyReason.EXCEPTION_LINE,
+        ),
         # Kaldi's `ERROR (nnet3-chain-train2[5.5]:AddMatMat():cu-matrix.cc:1329) …`: an error line, not nvidia-smi's
         # table row printed last
         ("holdout-r6/cuda-error/j-kaldi-cu-test-cublas-execution-failed.log", 1, LikelyReason.ERROR_LINE),
@@ -111,3 +125,29 @@ def test_near_misses_of_the_eleventh_round() -> None:
     assert picked_from(["HTTP/1.1 500 Internal Server Error", "date: Fri"]) == (2, LikelyReason.LAST_LINE)
     # `0 … found` needs the expectation it misses
     assert picked_from(["0 warnings found", "done"]) == (2, LikelyReason.LAST_LINE)
+
+
+def test_julias_nested_task_errors_and_pytests_cut_recaps() -> None:
+    # Julia's task failure: the innermost `nested task error:` (JuliaSIMD/ThreadingUtilities.jl#54, Ray.jl#135), not
+    # `ERROR: TaskFailedException` nor a nested one that is a task's failure again
+    stack = ["Stacktrace:", " [1] wait(t::Task)", "   @ Base ./task.jl:349", ""]
+    nested = [
+        "ERROR: TaskFailedException",
+        *stack,
+        "    nested task error: TaskFailedException",
+        *stack,
+        "        nested task error: x > 3",
+        *stack,
+    ]
+    assert picked_from(nested) == (11, LikelyReason.EXCEPTION_LINE)
+    # a recap shown whole after recaps cut short; recaps all cut short keep the first; recaps all whole keep the first
+    cut = "FAILED t.py::test_a - ConnectionResetError: [Errno 104] Connection r..."
+    whole = "FAILED t.py::test_b - OSError: [Errno 28] No space left on device"
+    assert picked_from([cut, cut.replace("test_a", "test_c"), whole]) == (3, LikelyReason.EXCEPTION_LINE)
+    assert picked_from([cut, cut.replace("test_a", "test_c")]) == (1, LikelyReason.EXCEPTION_LINE)
+    assert picked_from([whole, whole.replace("test_b", "test_d"), cut]) == (1, LikelyReason.EXCEPTION_LINE)
+    # an exception whose message is words, not only another exception's name, is no wrapper
+    assert picked_from(["LoadError: could not open file x.jl", "  nested task error: y"]) == (
+        1,
+        LikelyReason.EXCEPTION_LINE,
+    )

@@ -214,6 +214,12 @@ _GENERIC_EXCEPTIONS = frozenset(
         "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
+# An exception whose message only names another exception's class (Julia's `ERROR: LoadError: TaskFailedException`,
+# its `nested task error: ArgumentError: …` below): it wraps that one, which says what failed
+_WRAPS_ANOTHER = LazyRegex(r"^(?:[\w.]+\.)?[A-Z]\w*: (?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)$")
+# Julia's failed task (`ERROR: TaskFailedException`, its stack, then `    nested task error: some error`, nested again
+# while the inner one is a task's failure too): the innermost nested error is the deepest exception
+_JULIA_NESTED = LazyRegex(r"^nested task error: (?!(?:[\w.]+\.)?TaskFailedException$)\S")
 _PYDANTIC_SUMMARY = GatedRegex(r"ValidationError: \d+ validation errors? for ")
 _PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
@@ -567,6 +573,9 @@ class LikelyCausePicker:
             return
         if self._in_traceback(number, raw, shown, normalized):
             return
+        if not quiet and _JULIA_NESTED.match(message):
+            self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
+            return
         if not quiet and _ASSERT_EXPLANATION.match(message):
             if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
                 self._provisional = _Provisional(
@@ -767,6 +776,14 @@ class LikelyCausePicker:
         if self._wrapper(message):
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
+        if self._provisional is not None and (
+            self._provisional.wraps or _whole_recap_after_cut(self._provisional.candidate.text, message)
+        ):
+            # `LoadError: TaskFailedException` only named the exception below (Julia's `nested task error: ArgumentError:
+            # …`); a recap cut to the terminal's width (`- BrokenPipeError...`) lost what a whole one says
+            self._provisional = None
+        elif self._provisional is not None and _cut_recaps(self._provisional.candidate.text, message):
+            return  # the next recap cut short too: the first stays, waiting for a whole one
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
             if self._provisional.summarizes and self._provisional.name in (
                 _exception_name(message),
@@ -809,6 +826,10 @@ class LikelyCausePicker:
             )
         elif _exception_name(message) in _GENERIC_EXCEPTIONS:
             self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
+        elif _WRAPS_ANOTHER.match(message.strip()):
+            self._provisional = _Provisional(
+                candidate, number + CHAIN_WINDOW, lambda _text: False, reason=reason, wraps=True
+            )
         elif reason is LikelyReason.EXCEPTION_LINE and name:
             # named outside a traceback: a summary, when a traceback opens right below it, of that traceback's end
             self._provisional = _Provisional(
@@ -1037,6 +1058,31 @@ def _program(text: str) -> str:
     """The process a line is from, as far as its header says: its syslog program and its process tag."""
     program = _SYSLOG_PROGRAM.match(text.strip())
     return (program["program"] if program is not None else "") + "|" + _process_tag(text)
+
+
+def _cut_recaps(recap: str, message: str) -> bool:
+    """Two recaps of pytest's short summary, both cut to the terminal's width."""
+    first = _PYTEST_RECAP.match(_normalize(recap).text)
+    later = _PYTEST_RECAP.match(message)
+    return (
+        first is not None
+        and later is not None
+        and first["exception"].rstrip().endswith("...")
+        and later["exception"].rstrip().endswith("...")
+    )
+
+
+def _whole_recap_after_cut(recap: str, message: str) -> bool:
+    """pytest's short summary cut to the terminal's width (`FAILED t.py::test_vae - BrokenPipeError...`) lost its
+    message: a later recap shown whole (`FAILED t.py::test_from_pretrained - MemoryError`) says more."""
+    first = _PYTEST_RECAP.match(_normalize(recap).text)
+    later = _PYTEST_RECAP.match(message)
+    return (
+        first is not None
+        and later is not None
+        and first["exception"].rstrip().endswith("...")
+        and not later["exception"].rstrip().endswith("...")
+    )
 
 
 def _cut_short(text: str) -> bool:
