@@ -96,9 +96,12 @@ def test_a_bare_date_and_time_is_a_prefix_that_keeps_the_level_after_it() -> Non
     # Ray's `2022-05-25 15:32:08,924\tWARNING worker.py:1 -- …` keeps its WARNING (the Ray header is matched first)
     lines = [
         "2022-05-25 15:32:08,924\tWARNING worker.py:1416 -- The node with node id: 46d2 has been marked dead",
+        "2022-05-25 15:32:08,950\tINFO worker.py:1420 -- Reconnecting to the head node",
         "2022-05-25 15:32:09,001 ERROR: could not reach the head node",
     ]
-    assert picked_from(lines) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from(lines) == (3, LikelyReason.ERROR_LINE)
+    # right above the error line (the eleventh round), the warning begins the run of failure lines that ends in it
+    assert picked_from([lines[0], lines[2]]) == (1, LikelyReason.FAILURE_LINE)
     # an ISO date with a zone and a time of day only are prefixes too
     lines = [
         "2025-01-02T03:04:05Z Traceback (most recent call last):",

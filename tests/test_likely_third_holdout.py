@@ -123,7 +123,10 @@ def test_near_misses_of_the_seventh_round() -> None:
     assert picked_from(["##[error]Process completed with exit code 1."]) == (1, LikelyReason.WRAPPER)
     assert picked_from(["##[error]Process completed with exit code 137."]) == (1, LikelyReason.SIGNAL)
     # a failure logged at INFO yields to a line that reports one at a higher level, and to a wrapper
-    assert picked_from(["INF backend failed to load", "ERROR: disk full"]) == (2, LikelyReason.ERROR_LINE)
+    assert picked_from(["7:25AM INF backend failed to load", "ERROR: disk full"]) == (
+        2,
+        LikelyReason.ERROR_LINE,
+    )
     # a blank, escape-only, Markdown fence or rule line is not the last line printed
     assert picked_from(["started", "\x1b[0m", "```", "-----", ""]) == (1, LikelyReason.LAST_LINE)
 

@@ -139,6 +139,8 @@ _FATAL_PYTHON = GatedRegex(r"Fatal Python error: ")
 # llama.cpp's `GGML_ASSERT(x) failed`); the `Aborted` / `zsh: abort` that follows is its consequence.
 _NATIVE_ASSERT = GatedRegex(
     r"\bAssertion `.*' failed\.|\bGGML_ASSERT\(.*\) failed\b"
+    # llama.cpp before mid-2023 printed its assertion as `GGML_ASSERT: /src/ggml-opencl.cpp:1524: false`
+    r"|^GGML_ASSERT: \S+:\d+: \S"
     # glog's and TVM's CHECK: `file.cc:2650: Check failed: (x == 22) is false: …`, `F… file.cc:120] Check failed: r == 0`
     r"|^Check failed: |\.(?:cc|cpp|cxx|c|h|hpp|cu):\d+:?\]? Check failed: "
 )
@@ -212,6 +214,12 @@ _GENERIC_EXCEPTIONS = frozenset(
         "EOFError",  # an input() prompt with no terminal, under the error that explains it
     }
 )
+# An exception whose message only names another exception's class (Julia's `ERROR: LoadError: TaskFailedException`,
+# its `nested task error: ArgumentError: …` below): it wraps that one, which says what failed
+_WRAPS_ANOTHER = LazyRegex(r"^(?:[\w.]+\.)?[A-Z]\w*: (?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception)$")
+# Julia's failed task (`ERROR: TaskFailedException`, its stack, then `    nested task error: some error`, nested again
+# while the inner one is a task's failure too): the innermost nested error is the deepest exception
+_JULIA_NESTED = LazyRegex(r"^nested task error: (?!(?:[\w.]+\.)?TaskFailedException$)\S")
 _PYDANTIC_SUMMARY = GatedRegex(r"ValidationError: \d+ validation errors? for ")
 _PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
@@ -344,8 +352,12 @@ _CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|asse
 # The last resort: a line without a level that still reports a failure in words.
 _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
-    r"|out of memory|oom-killer|killed|marked dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
+    r"|out of memory|oom-killer|killed|marked (?:as )?dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    # systemd's `ollama.service: Main process exited, code=exited, status=2/INVALIDARGUMENT`
+    r"|code=exited, status=[1-9]\d*"
+    # a count that misses what was expected (`0 active driver(s) found (expected 1)`)
+    r"|0 (?:[\w()-]+ ){0,3}found \(expected [1-9]"
     # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
     # communication with the server.`
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
@@ -374,7 +386,29 @@ _COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
 # A check that words what it found against what it expected (`Content does not match the expected result`): a
 # failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
 _MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", regex.IGNORECASE)
+# hamcrest's mismatch (JUnit, Maven surefire): `Expected: Text with "xyz456"` then ` but was: Text is "abc123"`; the
+# pair is the failed check, pytest's `approx` and googletest print `Expected:` alone
+_HAMCREST_EXPECTED = LazyRegex(r"^Expected: \S")
+_BUT_WAS = LazyRegex(r"^but was:(?:\s|$)")
+# A failure the line says it recovered from (`Couldn't find '/root/.ollama/id_ed25519'. Generating new private key.`)
+_RECOVERED = LazyRegex(
+    r"[.;,]\s+(?:[Gg]enerating|[Uu]sing|[Ff]alling back|[Rr]etrying|[Tt]rying|[Ss]kipping|[Ii]gnoring|[Cc]reating)\b"
+)
+# The program a syslog or journald line names (`Mar 27 15:49:20 host ollama[18437]: `): lines of two programs are two
+# processes' (a journal read newest first puts systemd's `Failed with result` above the service's own error)
+_SYSLOG_PROGRAM = LazyRegex(
+    r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d [\w.-]+ (?P<program>[\w.@/-]+?)(?:\[\d+\])?: "
+)
 _ERROR_WORD = GatedRegex(r"\b(?:[Ee]rror|ERROR)\b")
+# A line that names a failure without saying it in the failure words (`curl: (52) Empty reply from server`, kubectl's
+# `ErrImagePull` / `ImagePullBackOff` status column, `invalid JIT response code: 422`, `Error creating pod: …` in a
+# dict; the word error alone is too common in prose and status lines: `500 Internal Server Error`): a quiet failure, which still says more than the last line printed.
+_WEAK_FAILURE = GatedRegex(
+    r"\b(?:[Ff]ault|[Ii]nvalid|INVALID)\b|\b[Ee]rror [a-z]+ing\b|\bErr[A-Z][a-z]\w*|[a-z]BackOff\b|\bEmpty reply\b"
+)
+# A line that starts with an upper-case level word and no colon (Kaldi's `ERROR (nnet3-train[5.5]:AddMatMat():
+# cu-matrix.cc:1329) cublasStatus_t 13 …`, `WARNING (…)`): at that level.
+_BARE_LEVEL_WORD = LazyRegex(r"^(?P<level>ERROR|FATAL|CRITICAL|WARNING|WARN)\s+(?=[(\[\w])")
 _ERROR_LIKE = GatedRegex(
     r"[Ee]rror|Exception|[Ff]ailed|denied|refused|not found|No such|[Ii]nvalid|[Uu]nable"
 )
@@ -417,6 +451,9 @@ class _Candidate:
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
     cut_short: bool = False  # a console cut it to its width (`consolid… …`): a whole line says more
+    cascade: _Candidate | None = (
+        None  # the first of the unbroken run of failure lines that ends in this error line
+    )
 
 
 @dataclass
@@ -435,6 +472,7 @@ class _Provisional:
     every_line: bool = (
         False  # it wants each line that follows, keywords or not (a panic's value below its header)
     )
+    wraps: bool = False  # its message only names another exception (`LoadError: TaskFailedException`)
 
 
 class LikelyCausePicker:
@@ -457,6 +495,10 @@ class LikelyCausePicker:
         self._go_messages: dict[str, _Candidate] = {}  # each Go test's first `x_test.go:9: …` line
         # the last line with something on it: where a silent process stopped
         self._last: _Candidate | None = None
+        self._run: _Candidate | None = (
+            None  # the first line of the run of failure lines that ends at `_run_end`
+        )
+        self._run_end = 0
 
     @property
     def done(self) -> bool:
@@ -517,12 +559,22 @@ class LikelyCausePicker:
             return
         if self._runner_line(number, shown.strip()):
             return
+        if _BUT_WAS.match(message) and self._recent and self._recent[-1].number == number - 1:
+            above = self._recent[-1]
+            if _HAMCREST_EXPECTED.match(above.text.strip()):  # hamcrest's `Expected: …` then ` but was: …`
+                self._fallback_candidate(
+                    above.number, above.text, above.text.strip(), LikelyReason.ERROR_LINE
+                )
+                return
         if _PYTEST_CAPTURED.match(message):
             self._captured.append(number)
             return
         if self._never_a_frame(number, shown, message):
             return
         if self._in_traceback(number, raw, shown, normalized):
+            return
+        if not quiet and _JULIA_NESTED.match(message):
+            self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
             return
         if not quiet and _ASSERT_EXPLANATION.match(message):
             if self._provisional is None:  # pytest's `+  where 1 = <Result TypeError(…)>` detail says more
@@ -570,7 +622,9 @@ class LikelyCausePicker:
         ):
             self._fallback_candidate(number, shown, message, LikelyReason.FAILURE_LINE)
         elif (
-            _words_a_failure(message) or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
+            _words_a_failure(message)
+            or (normalized.level is Level.WARNING and _ERROR_WORD.search(message))
+            or (normalized.level is Level.PLAIN and _WEAK_FAILURE.search(message))
         ) and not _CODE.found(message):
             # a warning that reports an error (`WARNING huggingface_hub…:_http.py:446 HTTP Error 429 thrown while …`);
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
@@ -722,6 +776,14 @@ class LikelyCausePicker:
         if self._wrapper(message):
             self._fallback_candidate(number, shown, message, LikelyReason.WRAPPER)
             return
+        if self._provisional is not None and (
+            self._provisional.wraps or _whole_recap_after_cut(self._provisional.candidate.text, message)
+        ):
+            # `LoadError: TaskFailedException` only named the exception below (Julia's `nested task error: ArgumentError:
+            # …`); a recap cut to the terminal's width (`- BrokenPipeError...`) lost what a whole one says
+            self._provisional = None
+        elif self._provisional is not None and _cut_recaps(self._provisional.candidate.text, message):
+            return  # the next recap cut short too: the first stays, waiting for a whole one
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
             if self._provisional.summarizes and self._provisional.name in (
                 _exception_name(message),
@@ -764,6 +826,10 @@ class LikelyCausePicker:
             )
         elif _exception_name(message) in _GENERIC_EXCEPTIONS:
             self._provisional = _Provisional(candidate, number + CHAIN_WINDOW, lambda _text: False)
+        elif _WRAPS_ANOTHER.match(message.strip()):
+            self._provisional = _Provisional(
+                candidate, number + CHAIN_WINDOW, lambda _text: False, reason=reason, wraps=True
+            )
         elif reason is LikelyReason.EXCEPTION_LINE and name:
             # named outside a traceback: a summary, when a traceback opens right below it, of that traceback's end
             self._provisional = _Provisional(
@@ -818,6 +884,13 @@ class LikelyCausePicker:
     def _fallback_candidate(self, number: int, shown: str, message: str, reason: LikelyReason) -> None:
         wrapper = reason is LikelyReason.WRAPPER or self._wrapper(message)
         kind = LikelyReason.WRAPPER if wrapper else reason
+        continued = ExcerptLine(number, kept_text(shown, EXCERPT_TEXT_LIMIT))
+        above = self._sentence_above(number, message) if kind is LikelyReason.FAILURE_LINE else None
+        if (
+            above is not None
+        ):  # `Primary job terminated normally, but 1 process returned` / `a non-zero exit code.`
+            number, shown = above.number, above.text
+        run = self._failure_run(number, shown, kind)
         quoting = next((c for c in self._fallback if c.quotes_output and c.line == number - 1), None)
         introducing = next(
             (
@@ -842,10 +915,58 @@ class LikelyCausePicker:
             # `Failed: /home/u/.llama/checkpoints/consolid… …` lost its words: the whole line says more
             self._fallback.remove(cut)
         candidate = self._candidate(number, shown, kind, wrapper=wrapper)
+        if (
+            above is not None
+        ):  # the sentence's first line: the line above is no longer before it, this one after
+            candidate.before = [line for line in candidate.before if line.number < number]
+            candidate.after.append(continued)
+        if kind is LikelyReason.ERROR_LINE and run is not None and run.line < number:
+            candidate.cascade = run
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
         candidate.cut_short = _cut_short(message)
         self._fallback.append(candidate)
+
+    def _sentence_above(self, number: int, message: str) -> ExcerptLine | None:
+        """The line a failure line continues (a console or a program wrapped one sentence: mpirun's `Primary job
+        terminated normally, but 1 process returned` then `a non-zero exit code. Per user-direction, the job has been
+        aborted.`): a line that starts in lower case right below a plain line that starts a sentence and does not end
+        one. The sentence is answered at its first line."""
+        if not message[:1].islower() or not self._recent or self._recent[-1].number != number - 1:
+            return None
+        above = self._recent[-1]
+        text = _normalize(above.text)
+        if (
+            text.level is not Level.PLAIN
+            or text.text != above.text.strip()  # a log record's header (a time, a level): a line of its own
+            or not text.text[:1].isupper()
+            or not text.text[-1:].islower()  # `Step 2/35 : FROM $PARENT_IMAGE` ends a line, not a sentence
+            or _CODE.found(text.text)
+            or any(candidate.line == above.number for candidate in self._fallback)
+        ):
+            return None
+        return above
+
+    def _failure_run(self, number: int, shown: str, kind: LikelyReason) -> _Candidate | None:
+        """The first line of the unbroken run of plain failure lines this one ends (llama.cpp's cascade: `gguf_init_from_
+        file: failed to open GGUF file '…'`, then `llama_model_load: error loading model: …`): the first says what
+        failed, the error line after it says what could not go on."""
+        if self._run is None or self._run_end != number - 1 or _program(self._run.text) != _program(shown):
+            self._run = None
+            if (
+                kind is LikelyReason.FAILURE_LINE
+                and not shown.rstrip().endswith(
+                    (":", "FAILED")
+                )  # what it introduces, a test verdict: said below
+                and not _RECOVERED.search(shown)
+                and not _PYTEST_ERROR_HEADER.match(
+                    _normalize(shown).text
+                )  # the `E   …` lines under it say more
+            ):
+                self._run = _Candidate(number, shown, kind, False, list(self._recent))
+                self._open.append(self._run)
+        self._run_end = number
+        return self._run
 
     def _candidate(self, number: int, shown: str, reason: LikelyReason, *, wrapper: bool) -> _Candidate:
         candidate = _Candidate(number, shown, reason, wrapper, list(self._recent))
@@ -894,6 +1015,8 @@ class LikelyCausePicker:
         failure = next((c for c in self._fallback if c.reason is LikelyReason.FAILURE_LINE), None)
         if wrapper is not None and failure is not None and _EPILOGUE.search(wrapper.text):
             wrapper = None  # the runner's epilogue says less than any line that words the failure
+        if first_error is not None and first_error.cascade is not None:
+            first_error = first_error.cascade  # the run of failure lines began above the error line
         chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
         chosen = chosen or wrapper
         for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
@@ -929,6 +1052,37 @@ def _measured_check(verdict: _Candidate) -> _Candidate | None:
                 line.number, line.text, verdict.reason, False, block[:index], after[:EXCERPT_AFTER]
             )
     return None
+
+
+def _program(text: str) -> str:
+    """The process a line is from, as far as its header says: its syslog program and its process tag."""
+    program = _SYSLOG_PROGRAM.match(text.strip())
+    return (program["program"] if program is not None else "") + "|" + _process_tag(text)
+
+
+def _cut_recaps(recap: str, message: str) -> bool:
+    """Two recaps of pytest's short summary, both cut to the terminal's width."""
+    first = _PYTEST_RECAP.match(_normalize(recap).text)
+    later = _PYTEST_RECAP.match(message)
+    return (
+        first is not None
+        and later is not None
+        and first["exception"].rstrip().endswith("...")
+        and later["exception"].rstrip().endswith("...")
+    )
+
+
+def _whole_recap_after_cut(recap: str, message: str) -> bool:
+    """pytest's short summary cut to the terminal's width (`FAILED t.py::test_vae - BrokenPipeError...`) lost its
+    message: a later recap shown whole (`FAILED t.py::test_from_pretrained - MemoryError`) says more."""
+    first = _PYTEST_RECAP.match(_normalize(recap).text)
+    later = _PYTEST_RECAP.match(message)
+    return (
+        first is not None
+        and later is not None
+        and first["exception"].rstrip().endswith("...")
+        and not later["exception"].rstrip().endswith("...")
+    )
 
 
 def _cut_short(text: str) -> bool:
@@ -1058,7 +1212,7 @@ _MORE_PREFIXES = LazyRegex(
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
     r"|\d\d:\d\d:\d\d(?:\.\d+)?\s+(?=\S)"  # a time of day only (`08:12:40  ##[error]…`, a job log quoted by hand)
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
-    r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIF])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
+    r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIFCDT])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
     r"|-\s+[\w.]+\s+-\s+(?P<dashed>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+-\s+"  # logging's `… - name - LEVEL - msg`
     # journald (`Dec 24 23:48:35 host ollama[3974]: `), Go's log package (`2023/12/24 23:48:35 llama.go:459: `)
@@ -1076,6 +1230,9 @@ _LEVELS = {
     "PANIC": Level.ERROR,
     "E": Level.ERROR,
     "F": Level.ERROR,
+    "C": Level.ERROR,  # spdlog's critical (Ray's C++ `[… C 149 149] node_manager.cc:170: …`)
+    "D": Level.INFO,
+    "T": Level.INFO,
     "WARNING": Level.WARNING,
     "WARN": Level.WARNING,
     "W": Level.WARNING,
@@ -1123,6 +1280,8 @@ def _normalize(raw: str) -> NormalizedLine:
         _RAW_WARNING_HINT.search(raw[:160]) or _WARNING_WORD.match(normalized.text)
     ):
         normalized = NormalizedLine(normalized.text, Level.WARNING)
+    if normalized.level is Level.PLAIN and (bare := _BARE_LEVEL_WORD.match(normalized.text)) is not None:
+        normalized = NormalizedLine(normalized.text, _LEVELS[bare["level"]])
     if normalized.level is not Level.ERROR and _NCCL_WARN.search(normalized.text[:300]):
         normalized = NormalizedLine(normalized.text, Level.ERROR)
     json_level = _JSON_LEVEL.match(normalized.text) or _LOGFMT_LEVEL.match(normalized.text)

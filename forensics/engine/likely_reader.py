@@ -28,10 +28,13 @@ _CANDIDATE_KEYWORDS = (
     rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |assertion `|oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
+    # a failure named without the failure words, systemd's exit status, a count short of what was expected, llama.cpp's
+    # older assertion, hamcrest's mismatch (eleventh round)
+    rb"|\bfault\b|\berr[a-z]|backoff|empty reply|code=exited|found \(expected|ggml_assert|^\s*but was:"
     rb"|not running|no route to host|unreachable|connection reset|broken pipe|not match"
     rb"|did not (?:run|complete|finish) successfully|there (?:was|has been) an? problem|lost (?:communication|connection) with|nccl warn"
     rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*x [a-z]"
-    rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [ef] \d+ \d+\]|\"level\""
+    rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [efc] \d+ \d+\]|\"level\""
     # Jest's `● suite › test`, pip's and uv's `× message`: written as UTF-8, since RE2 reads a pattern's `\\xe2`
     # as a code point, not a byte (the escaped bytes never matched Jest's marker there)
     + "|^\\s*● |× ".encode()
