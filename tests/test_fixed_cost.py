@@ -203,7 +203,7 @@ try:
     main()
 except SystemExit:
     pass
-watched = ("click", "ast", "_ast", "dis", "tokenize")
+watched = ("click", "ast", "_ast", "dis", "tokenize", "datetime", "forensics.samples")
 loaded = sorted(name for name in sys.modules if name.split(".")[0] in watched)
 print(json.dumps([loaded, type(sys.modules["inspect"]).__name__]), file=sys.stderr)
 """
@@ -212,9 +212,10 @@ print(json.dumps([loaded, type(sys.modules["inspect"]).__name__]), file=sys.stde
 def test_the_program_runs_a_one_line_analyze_without_click_inspect_or_ast(
     one_line_log: Path, tmp_path: Path
 ) -> None:
-    """Click and what it imports (~55 M instructions), `inspect` (~35 M: `dataclasses` imports it for a class
-    without a docstring) and `ast` (~15 M: rules/expressions.py imports `_ast` when it first parses): none is
-    loaded by a plain `analyze` (forensics/cli/quick.py, forensics/cli/start.py)."""
+    """Click and what it imports (~50 M instructions), `inspect` (~17 M: `dataclasses` imports it for a class
+    without a docstring), `ast` (~10 M: rules/expressions.py imports `_ast` when it first parses), `datetime`
+    (~5 M: only with a store) and the bundled sample (only with --demo): none is loaded by a plain `analyze`
+    (forensics/cli/quick.py, forensics/cli/start.py)."""
     script = tmp_path / "ci-forensics"
     script.write_text(AS_THE_SCRIPT)
     report = tmp_path / "report.json"

@@ -182,9 +182,12 @@ def run_analyze(
     """`analyze`'s work once its options are read (by click or `parse_analyze`): the report, then its follow-up."""
     from forensics.cli.followups import finish_report
     from forensics.report.build import analyze
-    from forensics.samples import SAMPLE
 
-    inputs = [*paths, *([str(SAMPLE)] if demo else [])]
+    inputs = list(paths)
+    if demo:
+        from forensics.samples import SAMPLE
+
+        inputs.append(str(SAMPLE))
     options = settings.analyze_options(read_evidence=store_settings.record)
     report = analyze(inputs, rules=settings.rules(), options=options)
     finish_report(report, settings=settings, store=store_settings, redactor=options.redactor)
