@@ -204,3 +204,20 @@ def test_the_program_prints_and_exits_as_click_s_group_does(tmp_path: Path) -> N
     ]
     for form in forms:
         assert _run(form, click_only=False, cwd=tmp_path) == _run(form, click_only=True, cwd=tmp_path), form
+
+
+def test_the_program_s_help_imports_no_command_code() -> None:
+    """Only `analyze` goes through the quick parser, which imports analyze's modules; `--help` stays light."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['ci-forensics', '--help']\n"
+        "from forensics.cli.start import main\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in ('forensics.cli.common', 'forensics.cli.quick') if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Commands:" in run.stdout
+    assert run.stdout.rstrip().endswith("[]")

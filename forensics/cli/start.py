@@ -15,14 +15,17 @@ import types
 
 def main() -> None:
     """Run the command line in `sys.argv`; exits with the command's code, as click's standalone mode does."""
-    _load_on_first_use("inspect")
+    quick = sys.argv[1:2] == ["analyze"]  # the quick parser imports analyze's modules: `--help` needs none
+    if quick:  # `dataclasses` imports `inspect`, which only a class without a docstring (or click) uses
+        _load_on_first_use("inspect")
     from forensics.dataclass_code import install
 
     install()  # before the command's modules create their dataclasses (forensics/dataclass_code.py)
-    from forensics.cli.quick import run_quick
+    if quick:
+        from forensics.cli.quick import run_quick
 
-    if run_quick(sys.argv[1:]):
-        return
+        if run_quick(sys.argv[1:]):
+            return
     from forensics.cli.main import main as click_main
 
     click_main()
