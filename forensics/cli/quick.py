@@ -1,4 +1,4 @@
-"""The common forms of `ci-forensics analyze …` parsed without click (~55 M instructions, a sixth of a one-line run).
+"""The common forms of `ci-forensics analyze …` parsed without click (~50 M instructions of a one-line run).
 
 `parse_analyze` reads `analyze PATH… [OPTION VALUE…]` exactly as click's parser would for the options below and
 gives the values click would pass to the command; anything it is not sure of answers None, and the program hands

@@ -1,6 +1,6 @@
 """The program's entry point (`ci-forensics …`, `python -m forensics …`): a plain `analyze` runs without click.
 
-Click, and what it imports, is ~55 M instructions of a one-line `analyze`'s ~350 M; the common forms of `analyze`
+Click, and what it imports, is ~50 M instructions of a one-line `analyze`'s 356 M; the common forms of `analyze`
 are parsed by `forensics/cli/quick.py` from the same option table click's declarations use, and every other
 command line (other commands, `--help`, `--version`, errors, rarer forms) goes to click's group in
 `forensics/cli/main.py`, which a program or a test can still call as before.
