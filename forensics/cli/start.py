@@ -41,7 +41,8 @@ class _OnFirstUse(types.ModuleType):
     """A module's stand-in: its first attribute looked up imports the module and takes in all its names."""
 
     def __getattr__(self, attribute: str) -> object:
+        # two threads may both get here: `pop` spares the second a KeyError, and the import lock serialises them
         if sys.modules.get(self.__name__) is self:
-            del sys.modules[self.__name__]
-            self.__dict__.update(vars(importlib.import_module(self.__name__)))
+            sys.modules.pop(self.__name__, None)
+        self.__dict__.update(vars(importlib.import_module(self.__name__)))
         return object.__getattribute__(self, attribute)
