@@ -192,6 +192,7 @@ def test_the_program_prints_and_exits_as_click_s_group_does(tmp_path: Path) -> N
     log = tmp_path / "oom.log"
     log.write_text("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n")
     forms = [
+        ["analyze", str(log)],
         ["analyze", str(log), "--format", "json"],
         ["analyze", str(log), "--format", "markdown", "--fail-on", "failures", "-j", "2"],
         ["analyze", str(log), "--format", "github", "--max-log-size", "1k", "--log-attachment", "*.log"],
