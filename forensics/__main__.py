@@ -1,5 +1,5 @@
 """`python -m forensics` runs the command-line interface."""
 
-from forensics.cli.main import main
+from forensics.cli.start import main
 
 main()

@@ -193,3 +193,70 @@ def test_a_program_importing_the_cli_keeps_its_collector_as_it_was() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert run.stdout.split() == ["True", "700"]
+
+
+# The program as `ci-forensics` runs it (forensics/cli/start.py), then what it loaded and what `inspect` is.
+AS_THE_SCRIPT = """
+import json, sys
+from forensics.cli.start import main
+try:
+    main()
+except SystemExit:
+    pass
+watched = ("click", "ast", "_ast", "dis", "tokenize", "datetime", "forensics.samples")
+loaded = sorted(name for name in sys.modules if name.split(".")[0] in watched)
+print(json.dumps([loaded, type(sys.modules["inspect"]).__name__]), file=sys.stderr)
+"""
+
+
+def test_the_program_runs_a_one_line_analyze_without_click_inspect_or_ast(
+    one_line_log: Path, tmp_path: Path
+) -> None:
+    """Click and what it imports (~50 M instructions), `inspect` (~17 M: `dataclasses` imports it for a class
+    without a docstring), `ast` (~10 M: rules/expressions.py imports `_ast` when it first parses), `datetime`
+    (~5 M: only with a store) and the bundled sample (only with --demo): none is loaded by a plain `analyze`
+    (forensics/cli/quick.py, forensics/cli/start.py)."""
+    script = tmp_path / "ci-forensics"
+    script.write_text(AS_THE_SCRIPT)
+    report = tmp_path / "report.json"
+    arguments = ["analyze", str(one_line_log), "--format", "json", "--output", str(report)]
+    run = subprocess.run(
+        [sys.executable, str(script), *arguments], capture_output=True, text=True, check=False
+    )
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == [[], "_OnFirstUse"]
+    assert [test["root_cause"]["rule"] for test in json.loads(report.read_text())["tests"]] == [
+        "torch.cuda-oom"
+    ]
+
+
+def test_inspect_s_stand_in_is_the_module_once_used() -> None:
+    code = (
+        "import sys\n"
+        "from forensics.cli.start import _load_on_first_use\n"
+        "_load_on_first_use('inspect')\n"
+        "import inspect, dataclasses\n"
+        "standing_in = 'ast' not in sys.modules\n"
+        "@dataclasses.dataclass\n"
+        "class Point:\n"
+        "    x: int\n"
+        "import inspect as again\n"
+        "real = sys.modules['inspect']\n"
+        "print(standing_in, Point.__doc__, inspect.signature is real.signature, again is real,\n"
+        "      real is not inspect, inspect.cleandoc('  a') == 'a')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.split() == ["True", "Point(x:", "int)", "True", "True", "True", "True"]
+
+
+def test_every_dataclass_of_the_package_has_a_docstring() -> None:
+    """Without one, `@dataclass` writes the class's signature as its docstring with `inspect.signature`, which
+    loads `inspect` (and `ast`, `dis`, `tokenize`) at import: ~35 M instructions of a one-line `analyze`."""
+    import ast
+
+    missing = []
+    for path in sorted(Path("forensics").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            decorators = [ast.unparse(d) for d in getattr(node, "decorator_list", ())]
+            if isinstance(node, ast.ClassDef) and any("dataclass" in d for d in decorators):
+                missing += [] if ast.get_docstring(node) else [f"{path}:{node.lineno} {node.name}"]
+    assert missing == []

@@ -50,6 +50,8 @@ class Resolution:
 
 @dataclass(slots=True)
 class _Links:
+    """One ticket target and the tests that link to it: failing ones, and the others."""
+
     target: Target
     failing: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)

@@ -26,7 +26,8 @@ from forensics.annotate import (
     annotate_report,
 )
 from forensics.cli.common import option_group, translate_errors
-from forensics.cli.store_settings import RETURNING_AFTER_OPTION, STORE_VARIABLE, StoreSettings
+from forensics.cli.options import RETURNING_AFTER_OPTION
+from forensics.cli.store_settings import STORE_VARIABLE, StoreSettings
 from forensics.model import Report
 from forensics.render.annotation import render_result, result_to_dict
 from forensics.report.redact import Redactor

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import click
-
 from forensics.engine.scanner import ScanLimits
 from forensics.errors import ConfigError, ForensicsError
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS
@@ -23,7 +21,7 @@ from forensics.render import RENDERERS
 from forensics.render.common import plural
 from forensics.render.escape import defuse_workflow_commands
 from forensics.report.redact import Redactor, redact_model, redact_report
-from forensics.report.session import AnalyzeOptions, default_jobs
+from forensics.report.session import AnalyzeOptions
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.usecases.exit_code import ExitCode, exit_code
@@ -58,7 +56,7 @@ def translate_errors(command: _F) -> _F:
         except OSError as err:
             if err.errno not in _WRITE_FAILURES:
                 raise
-            _silence_stdout()  # stdout is the usual victim (`> /dev/full`, a closed pipe)
+            silence_stdout()  # stdout is the usual victim (`> /dev/full`, a closed pipe)
             show_error(
                 ConfigError(
                     f"a write failed: {err.strerror or err}",
@@ -81,11 +79,11 @@ def show_error(err: ForensicsError) -> None:
         console.out(f"Hint: {redactor.text(err.hint)}", highlight=False)
 
 
-def parse_size(_ctx: click.Context, _param: click.Parameter, value: str) -> int:
-    """`512MiB`, `2G`, `100k` → bytes."""
+def size_in_bytes(value: str) -> int | None:
+    """`512MiB`, `2G`, `100k` → bytes; None for text that is not a size."""
     match = _SIZE.fullmatch(value)
     if match is None:
-        raise click.BadParameter(f"{value!r} is not a size like 512MiB or 2G")
+        return None
     scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[match[2].lower()]
     return int(float(match[1]) * scale)
 
@@ -205,85 +203,6 @@ def option_group(
     return decorate
 
 
-SUMMARY_MAX_BYTES_OPTION = click.option(
-    "--summary-max-bytes",
-    "summary_max_bytes",
-    default="900KiB",
-    show_default=True,
-    callback=parse_size,
-    help="Cap the Markdown report (--format markdown, --summary-output) at this size; the least important "
-    "details go first. GitHub refuses a step summary over 1 MiB.",
-)
-
-_REPORT_OPTIONS = (
-    click.option(
-        "--rules",
-        "rule_paths",
-        multiple=True,
-        type=click.Path(path_type=Path),
-        help="Extra rule file or folder; a rule with a shipped id replaces it. Repeatable.",
-    ),
-    click.option(
-        "--log-attachment",
-        "log_attachments",
-        multiple=True,
-        metavar="GLOB",
-        help="Which attachments are logs, in order of preference "
-        f"(default: {', '.join(DEFAULT_LOG_ATTACHMENTS)}). Repeatable.",
-    ),
-    click.option(
-        "--format",
-        "output_format",
-        type=click.Choice(sorted(RENDERERS)),
-        default="text",
-        show_default=True,
-    ),
-    click.option(
-        "--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report here."
-    ),
-    click.option(
-        "--fail-on",
-        "fail_on",
-        multiple=True,
-        type=click.Choice(FAIL_ON_CHOICES),
-        help="Exit 3 when the report has unexplained failures / any failure / problems. Repeatable.",
-    ),
-    click.option(
-        "--jobs",
-        "-j",
-        type=click.IntRange(1, 64),
-        default=default_jobs(),
-        show_default=True,
-        help="Worker processes for scanning logs (used when there is enough to scan).",
-    ),
-    click.option(
-        "--max-log-size",
-        default="512MiB",
-        show_default=True,
-        callback=parse_size,
-        help="Analyse (and with --record, keep evidence from) at most this much of each log.",
-    ),
-    click.option(
-        "--max-result-size",
-        default="16MiB",
-        show_default=True,
-        callback=parse_size,
-        help="Skip (with a problem) any Allure result or container file larger than this.",
-    ),
-    click.option(
-        "--summary-output",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Also write the Markdown step summary here, after recording; with a history store it starts "
-        "with what changed since the last run (the Action appends it to $GITHUB_STEP_SUMMARY).",
-    ),
-    SUMMARY_MAX_BYTES_OPTION,
-)
-
-
-report_options = option_group(_REPORT_OPTIONS, into="settings", build=ReportSettings)
-"""Add the shared report options; the command receives them as one `settings: ReportSettings`."""
-
-
 def emit(
     report: Report, output_format: str, output: Path | None, *, summary_max_bytes: int | None = None
 ) -> None:
@@ -309,7 +228,7 @@ def emit(
                 sys.stdout.write(defuse_workflow_commands(captured.get()))
             sys.stdout.flush()
         except OSError as err:  # stdout on a full disk (/dev/full), a closed pipe
-            _silence_stdout()
+            silence_stdout()
             raise ConfigError(
                 f"cannot write the report to standard output: {err.strerror or err}",
                 hint="write it to a file with --output, or free space where stdout goes",
@@ -360,7 +279,7 @@ def natural_width(console: Console, renderable: RenderableType, *, minimum: int 
     return max(minimum, Measurement.get(console, options, renderable).maximum)
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point stdout at the null device, so the interpreter's last flush at exit cannot fail a second time."""
     try:
         null = os.open(os.devnull, os.O_WRONLY)
@@ -384,8 +303,11 @@ def write_text(path: Path, text: str) -> None:
 def should_fail(report: Report, fail_on: tuple[str, ...]) -> bool:
     """Whether a --fail-on condition holds for this report; each one that holds is named on stderr."""
     reasons = fail_on_reasons(report, fail_on)
-    for reason in reasons:
-        click.echo(reason, err=True)
+    if reasons:
+        import click  # only when a condition holds: a plain `analyze` runs without click (forensics/cli/start.py)
+
+        for reason in reasons:
+            click.echo(reason, err=True)
     return bool(reasons)
 
 

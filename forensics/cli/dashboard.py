@@ -9,8 +9,8 @@ import click
 from click.core import ParameterSource
 
 from forensics.cli.common import translate_errors
+from forensics.cli.options import RETURNING_AFTER_OPTION
 from forensics.cli.store_settings import (
-    RETURNING_AFTER_OPTION,
     STORE_VARIABLE,
     default_store_dir,
     filter_options,

@@ -12,9 +12,10 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TransferSpeedColumn
 
 from forensics.cli.annotate import AnnotateSettings, annotate_options
-from forensics.cli.common import ReportSettings, report_options, translate_errors
+from forensics.cli.common import ReportSettings, translate_errors
 from forensics.cli.followups import finish_report
-from forensics.cli.store_settings import StoreSettings, store_options
+from forensics.cli.options import report_options, store_options
+from forensics.cli.store_settings import StoreSettings
 from forensics.errors import ConfigError
 from forensics.report.build import analyze
 from forensics.report.redact import Redactor

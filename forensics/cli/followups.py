@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import click
-
 from forensics.cli.common import ReportSettings, show_error, write_text
 from forensics.cli.store_settings import StoreSettings
 from forensics.model import Report
@@ -69,6 +67,8 @@ def show_follow_up(done: FollowUp, *, annotate_output: Path | None = None) -> No
     for problem in done.store_problems:
         show_error(problem)
     if done.annotated is not None:
+        import click  # a plain `analyze` runs without click (forensics/cli/start.py)
+
         from forensics.render.annotation import render_result, result_to_dict
 
         click.echo(render_result(done.annotated), err=True, nl=False)

@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 
 from forensics.cli.common import print_renderable, translate_errors
+from forensics.cli.options import STORE_OPTION
 from forensics.cli.progress import step_progress
 from forensics.cli.store_settings import (
-    STORE_OPTION,
     default_store_dir,
     filter_options,
     refuse_unknown,

@@ -6,8 +6,6 @@ Each command lives in its own module beside this one; this module only assembles
 
 from __future__ import annotations
 
-import atexit
-import gc
 import importlib
 from dataclasses import dataclass
 from typing import Any
@@ -110,33 +108,4 @@ def _shorten(text: str, limit: int) -> str:
 @click.version_option(__version__, prog_name="ci-forensics")
 def main() -> None:
     """Tell why each test in a failed CI run really failed."""
-    _resume_collector()
-    _freeze_at_exit()
-
-
-def _resume_collector() -> None:
-    """The command's modules are imported (click resolves the command before this group's callback runs): freeze
-    what is alive, out of the collector's sight for the rest of the run, and resume the collector that
-    forensics/cli/__init__.py paused for the imports, collecting the youngest objects every 10,000 allocations
-    instead of 700 (reading a cached pack builds tens of thousands of containers, none in a cycle: ~4 M
-    instructions of collections at 700; cycles made later are still collected, a little later)."""
-    if cli.COLLECTOR_PAUSED and not gc.isenabled():
-        gc.freeze()
-        gc.set_threshold(10_000)
-        gc.enable()
-
-
-_FREEZING: list[bool] = []
-
-
-def _freeze_at_exit() -> None:
-    """Spare the process the collections Python runs over every object just before it ends (~25 M instructions,
-    5 % of a one-line analyze): `gc.freeze()` as an exit handler, registered when a command starts, moves what is
-    alive out of the cycle collector's sight. Exit handlers run last registered first, so those registered while
-    the command ran (the dataclass code cache's write, a worker pool's shutdown) still run, and before it;
-    objects are still freed when the last reference goes; only objects in reference cycles at exit are left to
-    the operating system, whose `__del__` Python never promises to run at exit. Once per process, and only for
-    the CLI (a program importing the library is not touched); tests/test_fixed_cost.py checks it."""
-    if not _FREEZING:
-        _FREEZING.append(True)
-        atexit.register(gc.freeze)
+    cli.command_started()

@@ -10,11 +10,11 @@ import click
 from forensics.cli.common import (
     EXIT_FAIL_ON,
     FAIL_ON_CHOICES,
-    SUMMARY_MAX_BYTES_OPTION,
     emit,
     should_fail,
     translate_errors,
 )
+from forensics.cli.options import SUMMARY_MAX_BYTES_OPTION
 from forensics.render import RENDERERS
 from forensics.report.saved import load_report
 

@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import click
-
-from forensics.cli.common import option_group
 from forensics.errors import ConfigError
 from forensics.model import RETURNING_AFTER_RUNS, Report
 
@@ -62,41 +59,6 @@ class StoreSettings:
             yield history
 
 
-RETURNING_AFTER_OPTION = click.option(
-    "--returning-after",
-    "returning_after",
-    type=click.IntRange(min=1),
-    default=RETURNING_AFTER_RUNS,
-    show_default=True,
-    metavar="RUNS",
-    help="With a store: a cause back after this many runs of its series without it is 'returning' "
-    "(else it just recurs), in the step summary, ticket comments and dashboard.",
-)
-
-STORE_OPTION = click.option(
-    "--store",
-    "store_location",
-    envvar=STORE_VARIABLE,
-    metavar="LOCATION",
-    help="History store: a SQLite file, sqlite:///path or postgresql://user@host/db "
-    f"[env {STORE_VARIABLE}; default: history.sqlite3 in the user data folder].",
-)
-
-
-store_options = option_group(
-    (
-        click.option("--record", is_flag=True, help="Save the report into the history store (see --store)."),
-        STORE_OPTION,
-        RETURNING_AFTER_OPTION,
-    ),
-    into="store_settings",
-    build=lambda record, store_location, returning_after: StoreSettings(
-        record=record, location=store_location, returning_after=returning_after
-    ),
-)
-"""Add --record, --store and --returning-after; the command receives them as one `store_settings: StoreSettings`."""
-
-
 def warn_skipped_rows(store: Store) -> None:
     """`Warning: …` on stderr for rows of an older store that every answer leaves out (a time no date holds)."""
     from rich.console import Console
@@ -111,6 +73,8 @@ def warn_skipped_rows(store: Store) -> None:
 
 def filter_options(command: _F) -> _F:
     """--repo, --workflow and --branch: which runs a reading command is about (`queries.Filters`)."""
+    import click  # the reading commands' modules import it anyway; `analyze` does not
+
     for option in reversed(
         (
             click.option("--repo", "repository", metavar="OWNER/NAME", help="Only runs of this repository."),

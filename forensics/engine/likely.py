@@ -431,6 +431,8 @@ def _is_exception_line(message: str) -> bool:
 
 @dataclass
 class _Traceback:
+    """A traceback found in the log: where it starts, whether it is fatal, the error it raised."""
+
     start: int
     fatal: bool
     raised: _Candidate | None = None  # its last `raise …(` source line, for an exception line cut off
@@ -439,6 +441,8 @@ class _Traceback:
 
 @dataclass
 class _Candidate:
+    """A line that could be the likely cause, with why and the lines around it."""
+
     line: int
     text: str
     reason: LikelyReason

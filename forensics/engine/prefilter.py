@@ -171,7 +171,9 @@ class LiteralSearch:
         self._insensitive = insensitive
         self._plain_sensitive = tuple(sorted(sensitive))
         self._plain_insensitive = tuple(sorted({literal.lower() for literal in insensitive}))
-        exact = all(b"\n" not in literal for literal in (*sensitive, *insensitive)) and all(
+        # one search of them all joined: `b"\n" in literal` each costs ~2,000 instructions (bytes' `in` first tries
+        # its operand as an int and formats the TypeError it catches), ~4 M a run with ~2,000 literals
+        exact = b"\n" not in b"\0".join((*sensitive, *insensitive)) and all(
             literal.isascii() for literal in insensitive
         )
         self._plain_left = plain_bytes if exact else 0

@@ -46,6 +46,8 @@ class ReadResults:
 
 @dataclass(frozen=True, slots=True)
 class _Attachment:
+    """A log attachment found for a test: where it is and how specific to the test it is."""
+
     name: str
     path: str  # resolved entry path inside the archive
     location: str

@@ -1,20 +1,28 @@
-"""A small safe arithmetic language for derived values; parsed with `ast`, evaluated by our own walker.
+"""A small safe arithmetic language for derived values; parsed by Python's parser, evaluated by our own walker.
 
 Only numbers, value names, `+ - * / // % **`, parentheses and a few functions are allowed, so a rule
 file can compute "how much memory was missing" without ever reaching Python's `eval`. Work is bounded: an
 expression has at most MAX_SOURCE_CHARS characters and MAX_NODES steps, and no whole number in it may grow
 past MAX_BITS bits (about 300 digits), so `((10**64)**64)**64` is undefined at once instead of running for
 minutes (see docs/limits.md).
+
+The tree's classes come from `_ast`, the C module `ast` re-exports, imported when an expression is first parsed:
+importing `ast` (`_ast` creates its ~120 node classes; `ast` adds its unparser, visitors and an `IntEnum`) is
+~15 M instructions, 5 % of a one-line `analyze`, which parses no expression (tests/test_fixed_cost.py).
+`ast.parse` is `compile` with `PyCF_ONLY_AST`, as `_parse` does.
 """
 
 from __future__ import annotations
 
-import ast
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from forensics.model import Value
+
+if TYPE_CHECKING:
+    import _ast as ast
 
 Number = int | float
 
@@ -26,14 +34,14 @@ _FUNCTIONS: dict[str, Callable[..., Number]] = {
     "floor": math.floor,
     "ceil": math.ceil,
 }
-_BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-    ast.FloorDiv: lambda a, b: a // b,
-    ast.Mod: lambda a, b: a % b,
-    ast.Pow: lambda a, b: a**b,
+_BINARY: dict[str, Callable[[Number, Number], Number]] = {  # by the name of the operator's node class
+    "Add": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mult": lambda a, b: a * b,
+    "Div": lambda a, b: a / b,
+    "FloorDiv": lambda a, b: a // b,
+    "Mod": lambda a, b: a % b,
+    "Pow": lambda a, b: a**b,
 }
 _MAX_EXPONENT = 64  # keeps `10 ** 10 ** 10` from eating the machine
 MAX_SOURCE_CHARS = 1000
@@ -67,7 +75,7 @@ class Expression:
                 f"longer than {MAX_SOURCE_CHARS} characters; split it into several derived values"
             )
         try:
-            tree = ast.parse(source.strip(), mode="eval").body
+            tree = _parse(source.strip())
         except SyntaxError as err:
             raise ValueError(f"not an expression: {err.msg}") from err
         except (RecursionError, MemoryError) as err:  # the parser's own nesting limit
@@ -93,6 +101,8 @@ class Expression:
 
 def _check_size(tree: ast.expr) -> None:
     """At most MAX_NODES steps nested at most MAX_DEPTH deep, counted without recursion."""
+    import _ast as ast
+
     nodes = 0
     frontier: list[tuple[ast.AST, int]] = [(tree, 1)]
     while frontier:
@@ -104,7 +114,26 @@ def _check_size(tree: ast.expr) -> None:
             raise ValueError(f"more than {MAX_NODES} steps; split it into several derived values")
         if depth > MAX_DEPTH:
             raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
-        frontier.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        frontier.extend((child, depth + 1) for child in _children(node))
+
+
+def _parse(source: str) -> ast.expr:
+    """`ast.parse(source, mode="eval").body`, without importing `ast`."""
+    import _ast as ast
+
+    return cast(ast.Expression, compile(source, "<unknown>", "eval", ast.PyCF_ONLY_AST)).body
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.iter_child_nodes(node)`: the nodes among its fields, in order, without importing `ast`."""
+    import _ast as ast
+
+    for name in node._fields:
+        field = getattr(node, name, None)
+        if isinstance(field, ast.AST):
+            yield field
+        elif isinstance(field, list):
+            yield from (item for item in field if isinstance(item, ast.AST))
 
 
 def _bounded(value: Number) -> Number:
@@ -114,6 +143,8 @@ def _bounded(value: Number) -> Number:
 
 
 def _validate(node: ast.expr, names: set[str]) -> None:
+    import _ast as ast
+
     if isinstance(node, ast.Constant):
         if isinstance(node.value, bool) or not isinstance(node.value, int | float):
             raise ValueError(f"only numbers are allowed as constants, not {node.value!r}")
@@ -122,7 +153,7 @@ def _validate(node: ast.expr, names: set[str]) -> None:
     elif isinstance(node, ast.Name):
         names.add(node.id)
     elif isinstance(node, ast.BinOp):
-        if type(node.op) not in _BINARY:
+        if type(node.op).__name__ not in _BINARY:
             raise ValueError(f"operator {type(node.op).__name__} is not allowed")
         _validate(node.left, names)
         _validate(node.right, names)
@@ -142,6 +173,8 @@ def _validate(node: ast.expr, names: set[str]) -> None:
 
 
 def _evaluate(node: ast.expr, values: Mapping[str, Value]) -> Number:
+    import _ast as ast
+
     if isinstance(node, ast.Constant):
         value = node.value
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -156,7 +189,7 @@ def _evaluate(node: ast.expr, values: Mapping[str, Value]) -> Number:
         left = _evaluate(node.left, values)
         right = _evaluate(node.right, values)
         _refuse_large(node.op, left, right)
-        return _bounded(_BINARY[type(node.op)](left, right))
+        return _bounded(_BINARY[type(node.op).__name__](left, right))
     if isinstance(node, ast.UnaryOp):
         operand = _evaluate(node.operand, values)
         return -operand if isinstance(node.op, ast.USub) else operand
@@ -173,6 +206,8 @@ def _evaluate(node: ast.expr, values: Mapping[str, Value]) -> Number:
 
 def _refuse_large(operator: ast.operator, left: Number, right: Number) -> None:
     """Before a step that could build a huge whole number: would its result pass MAX_BITS?"""
+    import _ast as ast
+
     if isinstance(operator, ast.Pow):
         if abs(right) > _MAX_EXPONENT:
             raise ValueError("exponent too large")

@@ -29,6 +29,10 @@ except ImportError:  # pragma: no cover - only on a Python that moved it
     sre_parse = None
 
 MIN_LITERAL = 3
+# The flags as plain ints: `int & re.IGNORECASE` is RegexFlag's `__rand__`, which builds a flag member for every
+# new value (~0.1 M instructions each, ~5 M of a one-line `analyze` for the matching rule's patterns).
+_IGNORECASE = int(re.IGNORECASE)
+_PARSE_FLAGS = int(re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL)
 # Adjacent parts that each match one of a few exact strings are joined (`(?:failed|timed out) after` requires
 # "failed after" or "timed out after"); past this many alternatives a part starts a new run instead.
 MAX_JOINED = 64
@@ -148,9 +152,7 @@ def _required_literals(
 def _parse(pattern: str, *, ignore_case: bool, flags: int) -> Any:
     if sre_parse is None:
         return None
-    parse_flags = (flags & (re.IGNORECASE | re.VERBOSE | re.MULTILINE | re.DOTALL)) | (
-        re.IGNORECASE if ignore_case else 0
-    )
+    parse_flags = (int(flags) & _PARSE_FLAGS) | (_IGNORECASE if ignore_case else 0)
     try:
         return sre_parse.parse(pattern, parse_flags)
     except (re.error, OverflowError, RecursionError, TypeError):
@@ -158,7 +160,7 @@ def _parse(pattern: str, *, ignore_case: bool, flags: int) -> Any:
 
 
 def _insensitive(parsed: Any, *, ignore_case: bool) -> bool:
-    return ignore_case or bool(parsed.state.flags & re.IGNORECASE) or _has_scoped_ignorecase(parsed.data)
+    return ignore_case or bool(int(parsed.state.flags) & _IGNORECASE) or _has_scoped_ignorecase(parsed.data)
 
 
 def _literals(option: Sequence[str], insensitive: bool) -> Literals:
@@ -174,7 +176,7 @@ def _has_scoped_ignorecase(items: object) -> bool:
     for op, argument in items:  # type: ignore[attr-defined]
         if op is SUBPATTERN:
             _group, add_flags, _remove, sub = argument
-            if add_flags & re.IGNORECASE or _has_scoped_ignorecase(sub.data):
+            if int(add_flags) & _IGNORECASE or _has_scoped_ignorecase(sub.data):
                 return True
         elif (op is BRANCH and any(_has_scoped_ignorecase(branch.data) for branch in argument[1])) or (
             op in (MAX_REPEAT, MIN_REPEAT, POSSESSIVE_REPEAT) and _has_scoped_ignorecase(argument[2].data)

@@ -143,6 +143,8 @@ def _causes(error: BaseException) -> list[BaseException]:
 
 @dataclass(slots=True)
 class _Circuit:
+    """One host's record of failed tries in a row and whether it is given up on (open)."""
+
     failures: int = 0  # failed tries in a row
     waited: float = 0.0  # seconds those tries took
     open: bool = False

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from forensics.errors import StoreError, StoreNotFoundError
@@ -22,7 +21,11 @@ from forensics.model import RETURNING_AFTER_RUNS, Report
 from forensics.report.redact import Redactor, redact_report
 from forensics.usecases.exit_code import ExitCode, exit_code
 
-if TYPE_CHECKING:  # the ticket and store code is imported only when a run uses it
+if (
+    TYPE_CHECKING
+):  # the ticket and store code (and datetime: ~5 M instructions) is imported only when a run uses it
+    from datetime import datetime
+
     from forensics.annotate import History
     from forensics.annotate.run import AnnotateResult
     from forensics.store import OpenMode, Store
@@ -165,6 +168,8 @@ def store_reads(
     if store is None:
         yield StoreReads(None, None)
         return
+    from datetime import UTC, datetime
+
     from forensics.store.answers import cause_stats
     from forensics.store.since_last_run import since_last_run
 
