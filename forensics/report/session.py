@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
@@ -22,7 +22,7 @@ from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MES
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
 from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
-from forensics.report.redact import Redactor
+from forensics.report.redact import Redactor, redact_model
 
 if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained, the pool when forking pays
     from concurrent.futures import ProcessPoolExecutor
@@ -108,28 +108,51 @@ class InputSession:
             )
         return results.tests
 
-    def verdicts(self, tests: list[TestCase], *, include_passing: bool = False) -> list[Verdict]:
+    def verdicts(
+        self, tests: list[TestCase], *, include_passing: bool = False, redact: bool = False
+    ) -> list[Verdict]:
         """A verdict per test; passing and skipped tests are only scanned with `include_passing`.
 
-        A failing test no rule explains gets its likely cause, read while the input is still open.
+        A failing test no rule explains gets its likely cause, read while the input is still open. With
+        `redact`, each verdict is also redacted with the options' redactor (`redact_model`, which remembers it:
+        `redact_report` with the same redactor does not walk it again); in worker processes both are done as
+        soon as a test's last result arrives, while the workers scan the rest, instead of after the last one.
         """
         scanned = [test for test in tests if include_passing or test.status.is_failing]
-        decided = self._verdicts_in_processes(scanned)
+        finished: dict[int, Verdict] = {}  # by id() of the test: likely cause added (and redacted), final
+        decided = self._verdicts_in_processes(scanned, finished, redact=redact)
         if decided is None:  # too little to fork for, or the workers failed: the same steps, one by one
+            finished.clear()
             self.scan_tests(scanned)
             decided = {id(test): decide(test, self.scanned_logs(test), self.compiled) for test in scanned}
             self._read_likely_in_processes(
                 [v.test for v in decided.values() if v.root_cause is None and v.test.status.is_failing]
             )
         verdicts = [decided[id(test)] if id(test) in decided else Verdict(test=test) for test in tests]
-        return [self._with_likely_cause(verdict) for verdict in verdicts]
+        return [
+            finished[id(verdict.test)]
+            if id(verdict.test) in finished
+            else self._finished(verdict, self.scans, redact=redact)
+            for verdict in verdicts
+        ]
 
-    def _verdicts_in_processes(self, tests: list[TestCase]) -> dict[int, Verdict] | None:
+    def _finished(
+        self, verdict: Verdict, scans: Mapping[tuple[str, str, str], LogScan], *, redact: bool
+    ) -> Verdict:
+        """The verdict with its likely cause (when no rule explains it), redacted when asked."""
+        verdict = self._with_likely_cause(verdict, scans)
+        return redact_model(verdict, self.options.redactor) if redact else verdict
+
+    def _verdicts_in_processes(
+        self, tests: list[TestCase], finished: dict[int, Verdict], *, redact: bool
+    ) -> dict[int, Verdict] | None:
         """Scan the tests' logs in one pool of workers, decide each test as soon as its last log is scanned, and
         queue its logs' likely-cause re-read on the same workers when no rule explains it; None (nothing done)
         when forking does not pay or the workers fail. One pool instead of two, and the re-reads fill the
         workers that the scan's last big logs leave idle (a second pool waited for the slowest scan, then
-        forked again)."""
+        forked again). A test whose last result (scan or re-read) has arrived is finished at once into
+        `finished` (`_finished`: likely cause, redaction): the parent does it while it waits for the workers,
+        not after the last result, where it was serial time on any number of cores."""
         work: dict[tuple[str, str, str], LogRef] = {}
         for test in tests:
             for ref in _all_logs(test):
@@ -145,7 +168,6 @@ class InputSession:
 
         scans = {key: self._scan_one(ref) for key, ref in work.items() if ref.inline_text is not None}
         pipeline = _Pipeline(tests, {**self.scans, **scans}, self.compiled, asked=set(self.likely))
-        likely: dict[tuple[str, str, str], LikelyLine | None] = {}
         ordered = sorted(archive_refs, key=lambda ref: -self._sizes[ref.key])  # biggest first balances them
         # the likely-cause re-reads run on the same workers: compile their patterns once here when any may run
         self._prepare_workers(
@@ -155,25 +177,29 @@ class InputSession:
             with self._pool(workers) as pool:
                 # finished futures arrive through a queue: `wait()` on every pending future after each result
                 # cost O(n) a result (0.3 CPU s for 420 logs), the parent's time taken from the workers
-                finished: SimpleQueue[Future[Any]] = SimpleQueue()
+                queue: SimpleQueue[Future[Any]] = SimpleQueue()
                 running: dict[Future[Any], tuple[str, tuple[str, str, str]]] = {}
 
                 def submit(kind: str, refs: list[LogRef]) -> None:
                     for ref in refs:
                         future = pool.submit(_worker_scan if kind == "scan" else _worker_likely, _task(ref))
                         running[future] = (kind, ref.key)
-                        future.add_done_callback(finished.put)
+                        future.add_done_callback(queue.put)
 
+                finishing = _Finishing(self, pipeline.known, finished, redact=redact)
                 submit("scan", ordered)
                 submit("likely", pipeline.start())
+                finishing.decided(pipeline.take_decided())
                 while running:
-                    future = finished.get()
+                    future = queue.get()
                     kind, key = running.pop(future)
                     if kind == "likely":
-                        likely[key] = future.result()
+                        self.likely[key] = future.result()  # a worker's whole answer: kept if the pool breaks
+                        finishing.read(key)
                     else:
                         scans[key] = future.result()
                         submit("likely", pipeline.scanned(key, scans[key]))
+                        finishing.decided(pipeline.take_decided())
         except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): one by one instead
             return None
         finally:
@@ -181,7 +207,6 @@ class InputSession:
         for key in work:  # problems in log order, as the one-by-one path gives them
             self.scans[key] = scans[key]
             self.problems.extend(scans[key].problems)
-        self.likely.update(likely)
         return pipeline.decided
 
     def _read_likely_in_processes(self, unexplained: list[TestCase]) -> None:
@@ -200,7 +225,7 @@ class InputSession:
             finally:
                 _WORKER_EXTRA.clear()
 
-    def _with_likely_cause(self, verdict: Verdict) -> Verdict:
+    def _with_likely_cause(self, verdict: Verdict, scans: Mapping[tuple[str, str, str], LogScan]) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
         from forensics.engine.likely import choose_among_logs
@@ -210,7 +235,7 @@ class InputSession:
         if chosen is None:
             return verdict
         ref, picked = chosen
-        evidence = ScannedLog(ref, self.scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
+        evidence = ScannedLog(ref, scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
         # the second tier: a fatal-line family rule tried on that line only; it names the root cause there
         cause = fatal_line_cause(evidence, self.compiled, timeout=self.options.limits.regex_timeout)
         if cause is not None:
@@ -366,6 +391,52 @@ class InputSession:
         return self.open_log(ref.source)
 
 
+class _Finishing:
+    """Verdicts finished while the workers run (`_verdicts_in_processes`): one is final once decided and, when no
+    rule explains a failing test, once each of its logs' likely-cause re-reads has come back."""
+
+    def __init__(
+        self,
+        session: InputSession,
+        known: Mapping[tuple[str, str, str], LogScan],
+        finished: dict[int, Verdict],
+        *,
+        redact: bool,
+    ) -> None:
+        self.session = session
+        self.known = known  # every scan so far, by log
+        self.finished = finished  # by id() of the test
+        self.redact = redact
+        self.rereading: dict[tuple[str, str, str], list[Verdict]] = {}  # by log: the verdicts waiting for it
+        self.unread: dict[int, int] = {}  # by id() of the test: how many re-reads it still waits for
+
+    def decided(self, verdicts: list[Verdict]) -> None:
+        """Finish each verdict now, or when the last of its logs' re-reads comes back."""
+        likely = self.session.likely
+        for verdict in verdicts:
+            unexplained = verdict.root_cause is None and verdict.test.status.is_failing
+            keys = {
+                ref.key
+                for ref in (_all_logs(verdict.test) if unexplained else ())
+                if ref.inline_text is None and ref.key not in likely
+            }
+            for key in keys:
+                self.rereading.setdefault(key, []).append(verdict)
+            self.unread[id(verdict.test)] = len(keys)
+            if not keys:
+                self._finish(verdict)
+
+    def read(self, key: tuple[str, str, str]) -> None:
+        """One log's re-read came back (into the session's `likely`): finish the verdicts it completes."""
+        for verdict in self.rereading.pop(key, ()):
+            self.unread[id(verdict.test)] -= 1
+            if not self.unread[id(verdict.test)]:
+                self._finish(verdict)
+
+    def _finish(self, verdict: Verdict) -> None:
+        self.finished[id(verdict.test)] = self.session._finished(verdict, self.known, redact=self.redact)
+
+
 class _Pipeline:
     """Which tests wait for which logs' scans, and the verdicts decided so far (`_verdicts_in_processes`)."""
 
@@ -381,6 +452,7 @@ class _Pipeline:
         self.compiled = compiled
         self.asked = asked  # logs whose likely cause is known or asked for
         self.decided: dict[int, Verdict] = {}  # by id() of the test
+        self.fresh: list[Verdict] = []  # decided since `take_decided` was last called
         self.ready: list[TestCase] = []  # nothing to wait for
         self.waiting: dict[tuple[str, str, str], list[TestCase]] = {}
         self.left: dict[int, int] = {}
@@ -391,6 +463,11 @@ class _Pipeline:
                 self.waiting.setdefault(key, []).append(test)
             if not keys:
                 self.ready.append(test)
+
+    def take_decided(self) -> list[Verdict]:
+        """The verdicts decided since the last call (each once)."""
+        fresh, self.fresh = self.fresh, []
+        return fresh
 
     def start(self) -> list[LogRef]:
         """Decide the tests with no log to wait for; the logs to re-read of those no rule explains."""
@@ -411,6 +488,7 @@ class _Pipeline:
             test, [ScannedLog(ref, self.known[ref.key]) for ref in _all_logs(test)], self.compiled
         )
         self.decided[id(test)] = verdict
+        self.fresh.append(verdict)
         if verdict.root_cause is not None or not test.status.is_failing:
             return []
         reread = [ref for ref in _all_logs(test) if ref.inline_text is None and ref.key not in self.asked]
