@@ -349,6 +349,8 @@ class InputSession:
         every pattern each worker would otherwise compile for itself (~60 ms of `regex`'s compiler a worker:
         with 16 workers, ~1 CPU s of the same work done 16 times)."""
         self.compiled.compile_automata()  # once here, not once in every worker
+        if "allocator" not in _WORKER_START:  # looked up once a process
+            _WORKER_START["allocator"] = _allocator_tuning()
         if rereads:
             from forensics.engine.likely_reader import compile_for_workers
 
@@ -362,7 +364,9 @@ class InputSession:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+        return ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start
+        )
 
     def _scan_one(self, ref: LogRef) -> LogScan:
         where = _where(ref)
@@ -501,6 +505,58 @@ _WORKER: dict[str, Any] = {}
 _WORKER_EXTRA: dict[
     str, Any
 ] = {}  # what one kind of work adds (the wrapper test of the likely-cause re-read)
+
+
+# What every forked worker does first (`_worker_start`), prepared once in the parent
+_WORKER_START: dict[str, Callable[[], bool] | None] = {}
+# glibc's mallopt parameters: blocks this size or larger are mmap'ed; free memory at the heap's top beyond this
+# much is given back to the system
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+WORKER_MMAP_THRESHOLD = (
+    32 * 1024 * 1024
+)  # glibc's largest (64-bit): every block and line of the scan is below it
+WORKER_TRIM_THRESHOLD = 64 * 1024 * 1024
+
+
+def _worker_start() -> None:
+    """In each worker, before its first task: keep freed blocks for the next ones (`_allocator_tuning`)."""
+    tune = _WORKER_START.get("allocator")
+    if tune is not None:
+        tune()
+
+
+def _allocator_tuning() -> Callable[[], bool] | None:
+    """With glibc: a call that makes this process keep the memory it frees for its next blocks (`mallopt`); None
+    elsewhere (musl, macOS, Windows: their allocators are left as they are).
+
+    A worker reads 1 MiB blocks, joins each with the previous one's last line and keeps tails and excerpts:
+    allocations of a MiB or two, freed in an order that kept glibc's heap from reusing them (its dynamic mmap
+    threshold followed the sizes, and the top of the heap was given back and taken again), so every block's
+    pages were mapped and zeroed afresh: ~250 page faults a MiB, ~0.7 CPU s a GiB of the kernel's time (sys
+    ~0.6-1.0 s against ~0.25 s for `analyze --jobs 2` at 1 GiB with these settings). Blocks below 32 MiB now come
+    from the heap and up to 64 MiB of free heap stays mapped; peak memory is unchanged (what is mapped was in
+    use once)."""
+    try:
+        libc_version = os.confstr("CS_GNU_LIBC_VERSION")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if not libc_version or not libc_version.startswith("glibc"):
+        return None
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return None
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mallopt.restype = ctypes.c_int
+
+    def tune() -> bool:
+        mapped = mallopt(_M_MMAP_THRESHOLD, WORKER_MMAP_THRESHOLD)
+        trimmed = mallopt(_M_TRIM_THRESHOLD, WORKER_TRIM_THRESHOLD)
+        return bool(mapped and trimmed)
+
+    return tune
 
 
 def _worker_scan(task: tuple[str, str]) -> LogScan:
