@@ -166,8 +166,8 @@ class InputSession:
         from concurrent.futures.process import BrokenProcessPool
         from queue import SimpleQueue
 
-        scans = {key: self._scan_one(ref) for key, ref in work.items() if ref.inline_text is not None}
-        pipeline = _Pipeline(tests, {**self.scans, **scans}, self.compiled, asked=set(self.likely))
+        scans: dict[tuple[str, str, str], LogScan] = {}
+        pipeline = _Pipeline(tests, dict(self.scans), self.compiled, asked=set(self.likely))
         ordered = sorted(archive_refs, key=lambda ref: -self._sizes[ref.key])  # biggest first balances them
         # the likely-cause re-reads run on the same workers: compile their patterns once here when any may run
         self._prepare_workers(
@@ -190,6 +190,11 @@ class InputSession:
                 submit("scan", ordered)
                 submit("likely", pipeline.start())
                 finishing.decided(pipeline.take_decided())
+                for ref in work.values():  # the status messages and traces: here, while the workers scan
+                    if ref.inline_text is not None:
+                        scans[ref.key] = self._scan_one(ref)
+                        submit("likely", pipeline.scanned(ref.key, scans[ref.key]))
+                        finishing.decided(pipeline.take_decided())
                 while running:
                     future = queue.get()
                     kind, key = running.pop(future)
