@@ -537,9 +537,9 @@ def _allocator_tuning() -> Callable[[], bool] | None:
     A worker reads 1 MiB blocks, joins each with the previous one's last line and keeps tails and excerpts:
     allocations of a MiB or two, freed in an order that kept glibc's heap from reusing them (its dynamic mmap
     threshold followed the sizes, and the top of the heap was given back and taken again), so every block's
-    pages were mapped and zeroed afresh: ~250 page faults a MiB, ~0.7 CPU s a GiB of the kernel's time (sys
-    ~0.6-1.0 s against ~0.25 s for `analyze --jobs 2` at 1 GiB with these settings). Blocks below 32 MiB now come
-    from the heap and up to 64 MiB of free heap stays mapped; peak memory is unchanged (what is mapped was in
+    pages were mapped and zeroed afresh: ~255 page faults a MiB, 0.6-2.4 CPU s of the kernel's time for `analyze
+    --jobs 2` at 1 GiB depending on the machine's load (0.2-0.5 s with these settings). Blocks below 32 MiB now
+    come from the heap and up to 64 MiB of free heap stays mapped; peak memory is unchanged (what is mapped was in
     use once)."""
     try:
         libc_version = os.confstr("CS_GNU_LIBC_VERSION")
