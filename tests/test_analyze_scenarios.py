@@ -7,7 +7,7 @@ from pathlib import Path
 
 from forensics.inputs.allure import read_allure
 from forensics.inputs.archive import DirectoryArchive
-from forensics.model import Report, Status
+from forensics.model import Report, Status, Verdict
 from forensics.report.build import AnalyzeOptions, analyze
 from forensics.rules.model import RuleSet
 from tests.support.allure_runner import SCENARIOS_DIRECTORY, run_scenarios, zip_results
@@ -148,3 +148,94 @@ def test_the_process_path_is_taken_when_asked(rule_pack: RuleSet) -> None:
         refs = [ref for test in session.tests() if test.status.is_failing for ref in test.logs]
         scans = session._scan_in_processes(refs)
     assert len(scans) == len({ref.key for ref in refs}) > 2
+
+
+def test_verdicts_finished_while_the_workers_run_are_those_finished_after(
+    scenario_results: Callable[..., Path], rule_pack: RuleSet, tmp_path: Path
+) -> None:
+    """In worker processes each verdict gets its likely cause and its redaction as soon as its last result
+    arrives; the verdicts are those of one process, and those of redacting afterwards with a fresh redactor."""
+    from forensics.engine.scanner import CompiledRules
+    from forensics.inputs.discover import discover
+    from forensics.report.redact import Redactor, redact_model, redact_report
+    from forensics.report.session import InputSession
+    from tests.scenarios.scenario_secrets import PLANTED_ENVIRONMENT_SECRET
+
+    results = scenario_results("scenario_nightly_vllm.py", "scenario_secrets.py")
+    zipped = tmp_path / "artifact.zip"
+    zip_results(results, zipped)
+    environment = {"DEPLOY_SECRET": PLANTED_ENVIRONMENT_SECRET}
+    compiled = CompiledRules(rule_pack)
+
+    def verdicts(jobs: int, *, redact: bool) -> tuple[list[Verdict], Redactor]:
+        options = AnalyzeOptions(
+            jobs=jobs, process_threshold=0, redactor=Redactor.from_environment(environment)
+        )
+        (item,) = discover(str(zipped))
+        with InputSession(item, compiled, options, []) as session:
+            return session.verdicts(session.tests(), redact=redact), options.redactor
+
+    forked, redactor = verdicts(2, redact=True)
+    single, _ = verdicts(1, redact=True)
+    plain, _ = verdicts(2, redact=False)
+    afterwards = [redact_model(verdict, Redactor.from_environment(environment)) for verdict in plain]
+    assert forked == single == afterwards
+    assert forked != plain  # the planted secrets were there to redact
+    assert any(v.likely_cause is not None for v in forked) and any(v.root_cause for v in forked)
+    assert all(PLANTED_ENVIRONMENT_SECRET not in repr(verdict) for verdict in forked)
+    # the report's redaction with the same redactor finds each verdict done: the same objects come back
+    report = redact_report(Report(inputs=(), verdicts=tuple(forked), groups=(), problems=()), redactor)
+    assert all(a is b for a, b in zip(report.verdicts, forked, strict=True))
+    assert redact_model(plain[0], redactor) is redact_model(plain[0], redactor)
+
+
+_CHURN = """
+import multiprocessing, resource, sys
+from concurrent.futures import ProcessPoolExecutor
+from forensics.report.session import _WORKER_START, InputSession, _allocator_tuning
+
+def churn():
+    # page faults while joining 1 MiB blocks with the previous block's last line, as the scanner does
+    pending = b"y" * 100
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for step in range(64):
+        chunk = b"x" * ((1 << 20) + 7 * step)
+        data = pending + chunk
+        pending = data[-(100 + step) :]
+        del chunk, data
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+def twice():
+    churn()
+    return churn()
+
+if _allocator_tuning() is None:
+    sys.exit(3)
+with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork")) as pool:
+    untuned = pool.submit(twice).result()
+_WORKER_START["allocator"] = _allocator_tuning()  # what the session prepares before forking
+with InputSession._pool(1) as pool:
+    tuned = pool.submit(twice).result()
+print(tuned, untuned)
+"""
+
+
+def test_workers_keep_freed_blocks_for_the_next_ones() -> None:
+    """With glibc, every forked worker keeps the memory it frees (`mallopt`): a block's pages are not mapped and
+    zeroed afresh (~256 page faults a MiB) for each block it reads. In a fresh interpreter: this one's heap
+    already has room to spare."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run(
+        [sys.executable, "-c", _CHURN], cwd=root, capture_output=True, text=True, check=False, timeout=120
+    )
+    if done.returncode == 3:
+        pytest.skip("the allocator is tuned with glibc only")
+    assert done.returncode == 0, done.stderr
+    tuned, untuned = map(int, done.stdout.split())
+    assert tuned < 1_000, tuned
+    assert untuned > 10_000, untuned

@@ -138,3 +138,36 @@ def test_the_redactor_never_shows_the_secrets_it_holds() -> None:
 def test_any_variable_whose_name_says_it_is_a_secret_is_redacted(name: str) -> None:
     redactor = Redactor.from_environment({name: "value-of-the-secret", "HOME": "/home/ci-runner"})
     assert redactor.text("x value-of-the-secret /home/ci-runner") == "x [REDACTED] /home/ci-runner"
+
+
+def test_a_model_value_is_walked_once_by_each_redactor() -> None:
+    """The redactor remembers what it made of each model value and takes its own results as done: a verdict
+    redacted while the workers ran is not walked again by the report's redaction; another redactor walks it."""
+    from forensics.model import Category, Evidence, Finding, RuleKind, Status, TestCase, Verdict
+    from forensics.report.redact import REDACTED, redact_model
+
+    line = f"RuntimeError: login with {SECRETS['hugging face']} refused for {SECRETS['env value']}"
+    evidence = Evidence(attachment="bash.log", line=7, text=line, excerpt=())
+    verdict = Verdict(
+        test=TestCase(
+            uuid="u1", name="test_login", full_name="t#test_login", status=Status.FAILED, input_label="a.zip"
+        ),
+        root_cause=Finding(
+            rule_id="hf.login",
+            title="login",
+            category=Category.INFRASTRUCTURE,
+            kind=RuleKind.CAUSE,
+            summary="",
+            advice="",
+            fields=(("token", SECRETS["hugging face"]),),
+            evidence=evidence,
+        ),
+    )
+    redactor = Redactor()
+    once = redact_model(verdict, redactor)
+    assert SECRETS["hugging face"] not in repr(once) and REDACTED in repr(once)
+    assert redact_model(verdict, redactor) is once and redact_model(once, redactor) is once
+    assert redact_model(verdict, Redactor()) is not once and redact_model(verdict, Redactor()) == once
+    other = Redactor.from_environment({"DEPLOY_SECRET": SECRETS["env value"]})
+    again = redact_model(once, other)
+    assert again != once and SECRETS["env value"] not in repr(again)

@@ -68,7 +68,7 @@ def analyze(
         environment, identity = EnvironmentFacts(), ""
         try:
             with InputSession(item, compiled, options, problems) as session:
-                observed = observe(session, session.verdicts(session.tests()))
+                observed = observe(session, session.verdicts(session.tests(), redact=True))
                 found, environment = observed.verdicts, observed.environment
                 identity = input_identity(item.path, item.kind)  # what the input holds as it was read
         except Exception as err:  # one input's bug or odd content is a problem, never the end of the run

@@ -43,6 +43,7 @@ _SECRET_NAME = LazyRegex(r"TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL", IGNOREC
 _MIN_SECRET_LENGTH = 8  # shorter environment values ("1", "true") would redact half the log
 _CACHED_LENGTH = 256  # names, labels and parameters repeat across tests: remember what they became
 _CACHE_ENTRIES = 20_000  # then start afresh: memory stays bounded however many tests a report has
+_WALKED_ENTRIES = 200_000  # model values remembered (a 300-test report has ~10,000): then afresh as well
 # Identity fields: they join verdicts, groups and problems and must stay equal (Allure writes a uuid4 there;
 # checking that it is one belongs to the reader)
 _IDENTITIES = {(TestCase, "uuid"), (Problem, "test")}
@@ -59,6 +60,9 @@ class Redactor:
 
     secrets: tuple[str, ...] = field(default=(), repr=False)  # the values themselves: never shown
     _done: dict[str, str | None] = field(default_factory=dict, repr=False, compare=False)
+    # model values walked (a verdict, its findings, …): id → (the value, what it became), and each result as
+    # its own (redacted already); the value is held, so its id is not reused while the entry lives
+    _walked: dict[int, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str]) -> Redactor:
@@ -180,7 +184,12 @@ def redact_data(data: _T, redactor: Redactor) -> _T:
 
 def redact_model(value: _T, redactor: Redactor) -> _T:
     """Every string inside a model value (dataclasses, tuples, lists, dicts); a field the model adds later is
-    covered without a change here. Unchanged parts are returned as they are (no copies)."""
+    covered without a change here. Unchanged parts are returned as they are (no copies).
+
+    The redactor remembers each model value (dataclass) it walked and what it became, and takes what it made as
+    redacted already (the walk is idempotent, as `redact_report`'s mark says): `analyze` redacts each verdict while
+    the workers scan the rest, and `redact_report` with the same redactor then finds every verdict done instead
+    of walking it again after the last result (~0.1 s of serial time at 1 GiB, 300 tests)."""
     redacted: _T = _walk(value, redactor)
     return redacted
 
@@ -196,15 +205,31 @@ def _walk(value: Any, redactor: Redactor) -> Any:
         return [_walk(item, redactor) for item in value]
     if kind is dict:
         return {_walk(key, redactor): _walk(item, redactor) for key, item in value.items()}
+    if kind not in _SPECIAL and _text_fields(kind) is None:
+        return value
+    walked = redactor._walked
+    known = walked.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    result = _walk_model(kind, value, redactor)
+    if len(walked) >= _WALKED_ENTRIES:
+        walked.clear()
+    walked[id(value)] = (value, result)
+    walked[id(result)] = (result, result)
+    return result
+
+
+_SPECIAL = frozenset({Evidence, Fingerprint, EvidenceWindow})  # walked by their own functions
+
+
+def _walk_model(kind: type[Any], value: Any, redactor: Redactor) -> Any:
     if kind is Evidence:
         return _evidence(value, redactor)
     if kind is Fingerprint:
         return _fingerprint(value, redactor)
     if kind is EvidenceWindow:
         return _window(value, redactor)
-    names = _text_fields(kind)
-    if names is None:
-        return value
+    names = _text_fields(kind) or ()
     changes: dict[str, Any] = {}
     for name in names:
         before = getattr(value, name)
