@@ -29,6 +29,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "Epoch 3:  41%|████      | 410/1000 [02:11<03:09,  3.11it/s] zsh: killed     python train.py",
         "zsh Src/jobs.c after a tqdm bar redrawn without a newline",
     ),
+    (
+        "process.killed-by-signal",
+        "zsh: illegal hardware instruction  python -c 'import tensorflow as tf'",
+        "zsh Src/signames1.awk, SIGILL's name in the foreground notice",
+    ),
     # killed-by-signal: the DataLoader worker's own signal handlers (torch/csrc/DataLoader.cpp SIGNAL_HANDLER, 0.4-2.x)
     (
         "process.killed-by-signal",
