@@ -1066,27 +1066,23 @@ def _program(text: str) -> str:
 
 def _cut_recaps(recap: str, message: str) -> bool:
     """Two recaps of pytest's short summary, both cut to the terminal's width."""
-    first = _PYTEST_RECAP.match(_normalize(recap).text)
-    later = _PYTEST_RECAP.match(message)
-    return (
-        first is not None
-        and later is not None
-        and first["exception"].rstrip().endswith("...")
-        and later["exception"].rstrip().endswith("...")
-    )
+    return _recap_cuts(recap, message) == (True, True)
 
 
 def _whole_recap_after_cut(recap: str, message: str) -> bool:
     """pytest's short summary cut to the terminal's width (`FAILED t.py::test_vae - BrokenPipeError...`) lost its
     message: a later recap shown whole (`FAILED t.py::test_from_pretrained - MemoryError`) says more."""
+    return _recap_cuts(recap, message) == (True, False)
+
+
+def _recap_cuts(recap: str, message: str) -> tuple[bool, bool] | None:
+    """Whether each of two recaps of pytest's short summary was cut to the terminal's width (its exception ends in
+    `...`); None unless both lines are such recaps."""
     first = _PYTEST_RECAP.match(_normalize(recap).text)
     later = _PYTEST_RECAP.match(message)
-    return (
-        first is not None
-        and later is not None
-        and first["exception"].rstrip().endswith("...")
-        and not later["exception"].rstrip().endswith("...")
-    )
+    if first is None or later is None:
+        return None
+    return first["exception"].rstrip().endswith("..."), later["exception"].rstrip().endswith("...")
 
 
 def _cut_short(text: str) -> bool:
