@@ -154,6 +154,8 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
     | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
+    | \*\*\*\ (?:stack\ smashing|buffer\ overflow|glibc)\ detected\ \*\*\* | \*\*\*\ Error\ in\ `
+    | ^(?:double\ free\ or\ corruption\b|corrupted\ size\ vs\.\ prev_size\b|free\(\):\ invalid\ |malloc\(\):\ |munmap_chunk\(\):\ invalid\ pointer)
     | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
     regex.VERBOSE,
@@ -358,6 +360,9 @@ _FAILURE_WORDS = GatedRegex(
     r"|code=exited, status=[1-9]\d*"
     # a count that misses what was expected (`0 active driver(s) found (expected 1)`)
     r"|0 (?:[\w()-]+ ){0,3}found \(expected [1-9]"
+    # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`)
+    r"|\b(?:found|detected) 0 (?:[\w-]+ )?(?:devices?|GPUs?)\b"
+    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?) (?:were )?(?:found|detected|available)\b"
     # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
     # communication with the server.`
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
@@ -405,6 +410,8 @@ _ERROR_WORD = GatedRegex(r"\b(?:[Ee]rror|ERROR)\b")
 # dict; the word error alone is too common in prose and status lines: `500 Internal Server Error`): a quiet failure, which still says more than the last line printed.
 _WEAK_FAILURE = GatedRegex(
     r"\b(?:[Ff]ault|[Ii]nvalid|INVALID)\b|\b[Ee]rror [a-z]+ing\b|\bErr[A-Z][a-z]\w*|[a-z]BackOff\b|\bEmpty reply\b"
+    # Kubernetes' eviction and node conditions (`Evicted`, `The node had condition: [DiskPressure]`)
+    r"|\bEvicted\b|\b(?:Disk|Memory|PID)Pressure\b|\bThe node was low on resource\b"
 )
 # A line that starts with an upper-case level word and no colon (Kaldi's `ERROR (nnet3-train[5.5]:AddMatMat():
 # cu-matrix.cc:1329) cublasStatus_t 13 …`, `WARNING (…)`): at that level.
@@ -1009,14 +1016,15 @@ class LikelyCausePicker:
         ) or self._above(first_error, wrapper):
             # "AsyncLLM output_handler failed." announced the traceback the wrapper ended: the wrapper says more
             first_error = None
-        if (
-            self._fatal is not None
-            and first_error is not None
-            and first_error.line < self._fatal.line
-            and _EXCEPTION.fullmatch(_normalize(self._fatal.text).text.strip()) is not None
-        ):  # a bare `AssertionError` says less than the error line before it
-            self._fatal = first_error
         failure = next((c for c in self._fallback if c.reason is LikelyReason.FAILURE_LINE), None)
+        if self._fatal is not None and (
+            _EXCEPTION.fullmatch(bare := _normalize(self._fatal.text).text.strip()) is not None
+        ):
+            # a bare `AssertionError` says less than the error line before it, and, with not even a colon that
+            # its message follows, than a line before it that words the failure (TensorRT's `Error Code 1: …`)
+            said = first_error or (failure if not bare.endswith(":") else None)
+            if said is not None and said.line < self._fatal.line:
+                self._fatal = said
         if wrapper is not None and failure is not None and _EPILOGUE.search(wrapper.text):
             wrapper = None  # the runner's epilogue says less than any line that words the failure
         if first_error is not None and first_error.cascade is not None:
