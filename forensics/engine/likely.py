@@ -222,6 +222,8 @@ _WRAPS_ANOTHER = LazyRegex(r"^(?:[\w.]+\.)?[A-Z]\w*: (?:[\w.]+\.)?[A-Z]\w*(?:Err
 # Julia's failed task (`ERROR: TaskFailedException`, its stack, then `    nested task error: some error`, nested again
 # while the inner one is a task's failure too): the innermost nested error is the deepest exception
 _JULIA_NESTED = LazyRegex(r"^nested task error: (?!(?:[\w.]+\.)?TaskFailedException$)\S")
+# IPython's traceback header: the exception's class, padded, then the header (`ValueError      Traceback (most …`)
+_IPYTHON_HEADER = LazyRegex(r"^(?:[A-Za-z_]\w*\.)*[A-Z]\w*\s{2,}Traceback \(most recent call last\)")
 _PYDANTIC_SUMMARY = GatedRegex(r"ValidationError: \d+ validation errors? for ")
 _PYDANTIC_DETAIL = LazyRegex(r"^(?:Value error|Assertion failed), ")
 OOM_WINDOW = 40  # lines after a bare `Killed` in which the kernel's OOM-killer report may follow
@@ -260,8 +262,9 @@ _ERROR_PHRASE = GatedRegex(
     r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,6}: \S"
     # a compiler's diagnostic: MSVC and nvcc `file.c(123): error C2059: …`, gcc and clang `file.c:12:5: error: …`
     r"|^\S.{0,300}?(?:\(\d+(?:,\d+)?\)|:\d+(?::\d+)?): (?:fatal )?error(?: [A-Z]+\d+)?: "
-    # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level
-    r"|\brpc error: code = \w+ desc = "
+    # gRPC's status error (`rpc error: code = Unavailable desc = error reading from server: EOF`), at any level, also
+    # with an empty description (LocalAI's `Fails: could not load model: rpc error: code = Canceled desc =`)
+    r"|\brpc error: code = \w+ desc =(?: |$)"
 )
 # pip's and uv's diagnostic (`× pip subprocess to install build dependencies did not run successfully.`): an error
 # line; a prefix test, since a pattern holding `×` cannot be gated by its ASCII literals and would run on every line
@@ -308,7 +311,7 @@ _QUOTED_SOURCE = LazyRegex(
 )
 # pytest's short test summary (`FAILED path::test - AssertionError: …`) recaps an exception shown in full
 # elsewhere: when the same exception line follows, that one (with its excerpt) is the answer.
-_PYTEST_RECAP = LazyRegex(r"^(?:FAILED|ERROR) \S+::\S*(?: \S+)? - (?P<exception>\S.*)$")
+_PYTEST_RECAP = LazyRegex(r"^(?:FAILED|ERROR) (?P<test>\S+::\S*)(?: \S+)? - (?P<exception>\S.*)$")
 RECAP_WINDOW = TRACEBACK_SPAN
 # pytest's rewritten assertion with the values it compared (`assert 8 <= 7.9981`, `assert 0 == 1`): only literals
 # on either side, so it is the failure's explanation, not the quoted source line (`assert x <= limit`).
@@ -387,6 +390,9 @@ _LIMIT = GatedRegex(
 _MEASURED = LazyRegex(rf"(?:\bgot\s+|\b[A-Za-z_]\w*\s*=\s*)(?P<value>{_NUMBER})\b")
 # A runner's echo of the command it is about to run (`Run command: [timeout --verbose 300 docker pull …]`): the words
 # in it are arguments, not a failure (`set -x`'s `+ echo '… does not match …'` is not one: it prints a message).
+# A line that reports what went well (pytest's `33 passed`, `Done.`, `Successfully installed …`): no command's last word
+# on why it failed
+_SUCCESS = GatedRegex(r"\b(?:passed|succeeded|success(?:ful(?:ly)?)?|done|ok|completed)\b", regex.IGNORECASE)
 _COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
 # A check that words what it found against what it expected (`Content does not match the expected result`): a
 # failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
@@ -484,6 +490,7 @@ class _Provisional:
         False  # it wants each line that follows, keywords or not (a panic's value below its header)
     )
     wraps: bool = False  # its message only names another exception (`LoadError: TaskFailedException`)
+    goes_on: bool = False  # its message goes on below it (`… raised:`, `… because of the following error …:`)
 
 
 class LikelyCausePicker:
@@ -563,8 +570,17 @@ class LikelyCausePicker:
             and not self._wrapper(message)
         ):
             reason = self._provisional.reason
+            goes_on = self._provisional.goes_on and message.endswith(":")
             self._provisional = None
-            self._fatal = self._candidate(number, shown, reason, wrapper=False)
+            candidate = self._candidate(number, shown, reason, wrapper=False)
+            if goes_on:
+                # the message below introduces another in turn (transformers' nested `Failed to import x because of the
+                # following error (look up to see its traceback):`): the innermost, printed right below, is the answer
+                self._provisional = _Provisional(
+                    candidate, number + 1, says_something, reason=reason, goes_on=True, every_line=True
+                )
+                return
+            self._fatal = candidate
             return
         if _NOT_A_CAUSE.search(message) and not _carries_its_error(message):
             return
@@ -691,7 +707,12 @@ class LikelyCausePicker:
             opened is not None
             and opened.start == number
             and not quiet
-            and (_FATAL_PHRASE.search(named) or _EXCEPTION_WITH_MESSAGE.search(named))
+            and (
+                _FATAL_PHRASE.search(named)
+                or _EXCEPTION_WITH_MESSAGE.search(named)
+                # IPython's header names the exception's class (`AssertionError      Traceback (most recent call last)`)
+                or (_IPYTHON_HEADER.match(message) is not None and _names_an_exception_class(named.strip()))
+            )
         ):
             opened.raised = _Candidate(number, shown, LikelyReason.EXCEPTION_LINE, False, list(self._recent))
             opened.named = True
@@ -829,7 +850,11 @@ class LikelyCausePicker:
         elif message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
             # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
             self._provisional = _Provisional(
-                candidate, number + 3, lambda text: bool(_ERROR_LIKE.search(text)), reason=reason
+                candidate,
+                number + 3,
+                lambda text: bool(_ERROR_LIKE.search(text)),
+                reason=reason,
+                goes_on=True,
             )
         elif _PYDANTIC_SUMMARY.search(message):
             self._provisional = _Provisional(
@@ -1017,20 +1042,34 @@ class LikelyCausePicker:
             # "AsyncLLM output_handler failed." announced the traceback the wrapper ended: the wrapper says more
             first_error = None
         failure = next((c for c in self._fallback if c.reason is LikelyReason.FAILURE_LINE), None)
-        if self._fatal is not None and (
-            _EXCEPTION.fullmatch(bare := _normalize(self._fatal.text).text.strip()) is not None
-        ):
+        fatal_text = _normalize(self._fatal.text).text.strip() if self._fatal is not None else ""
+        if self._fatal is not None and _EXCEPTION.fullmatch(fatal_text) is not None:
             # a bare `AssertionError` says less than the error line before it, and, with not even a colon that
             # its message follows, than a line before it that words the failure (TensorRT's `Error Code 1: …`)
-            said = first_error or (failure if not bare.endswith(":") else None)
+            said = first_error or (failure if not fatal_text.endswith(":") else None)
             if said is not None and said.line < self._fatal.line:
                 self._fatal = said
+        elif self._fatal is not None and _IPYTHON_HEADER.match(fatal_text):
+            # only the class IPython's header named, its traceback cut: any line before it that words a failure,
+            # even quietly (Ray's `WARNING … A worker died or was killed …` above `RayActorError   Traceback …`)
+            quiet = next((c for c in self._fallback if c.reason is LikelyReason.QUIET_FAILURE), None)
+            said = min(
+                (c for c in (first_error, failure, quiet) if c is not None and c.line < self._fatal.line),
+                key=lambda c: c.line,
+                default=None,
+            )
+            self._fatal = said or self._fatal
         if wrapper is not None and failure is not None and _EPILOGUE.search(wrapper.text):
             wrapper = None  # the runner's epilogue says less than any line that words the failure
         if first_error is not None and first_error.cascade is not None:
             first_error = first_error.cascade  # the run of failure lines began above the error line
+        if wrapper is not None and _other_tests_recap(wrapper, self._fatal or first_error):
+            # pytest's short summary recaps each failed test: a later test's failure is no cause of the first one's
+            # wrapper (`FAILED t.py::test_a - RuntimeError: Server exited unexpectedly.` above `FAILED t.py::test_c -
+            # AssertionError: …`), so the first test's recap stays the answer
+            self._fatal, first_error = wrapper, None
         chosen = self._fatal or first_error  # then a wrapper, then a line that only words a failure
-        chosen = chosen or wrapper
+        chosen = chosen or (wrapper and _last_words(wrapper)) or wrapper
         for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
             chosen = chosen or next((c for c in self._fallback if c.reason is kind), None)
         chosen = chosen or self._last
@@ -1044,6 +1083,33 @@ class LikelyCausePicker:
             *chosen.after,
         )
         return LikelyLine(chosen.line, chosen.text, chosen.reason, excerpt)
+
+
+def _other_tests_recap(wrapper: _Candidate, later: _Candidate | None) -> bool:
+    """Both lines recap pytest's failed tests, the wrapper's first, and they name two different tests."""
+    if later is None or later.line < wrapper.line:
+        return False
+    first = _PYTEST_RECAP.match(_normalize(wrapper.text).text)
+    second = _PYTEST_RECAP.match(_normalize(later.text).text)
+    return first is not None and second is not None and first["test"] != second["test"]
+
+
+def _last_words(epilogue: _Candidate) -> _Candidate | None:
+    """A runner's epilogue (`Error: Process completed with exit code 1.`) with nothing in the log that words a
+    failure: the command's last line, right above it, is the command's last word before it exited (docker compose's
+    `toomanyrequests: retry-after: …`), unless that is the runner's echo of the command (`Run docker compose pull`)."""
+    if not _EPILOGUE.search(epilogue.text):
+        return None
+    above = [line for line in epilogue.before if line.number < epilogue.line and says_something(line.text)]
+    if not above or above[-1].number != epilogue.line - 1:
+        return None
+    last = above[-1]
+    text = _normalize(last.text).text
+    if _COMMAND_ECHO.match(text) or _EPILOGUE.search(text) or _SUCCESS.search(text):
+        return None  # the runner's echo, a line that says what went well (`=== 33 passed in 12.00s ===`)
+    before = [line for line in epilogue.before if line.number < last.number]
+    after = [ExcerptLine(epilogue.line, kept_text(epilogue.text, EXCERPT_TEXT_LIMIT)), *epilogue.after]
+    return _Candidate(last.number, last.text, LikelyReason.LAST_LINE, False, before, after[:EXCERPT_AFTER])
 
 
 def _measured_check(verdict: _Candidate) -> _Candidate | None:
@@ -1228,6 +1294,9 @@ _MORE_PREFIXES = LazyRegex(
     r"|\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? (?:[\w.-]+\.go:\d+: )?"
     # the Ascend CANN runtime's `[PID: 5393] 2026-01-16-10:20:15.729.456 `, BuildKit's plain progress `#9 7.312 `
     r"|\[PID: \d+\] \d{4}-\d\d-\d\d-\d\d:\d\d:\d\d(?:\.\d+)* |\#\d+ \d+\.\d+ (?=\S)"
+    # log4j's `[%-5p] %t %c - ` (TorchServe's `[WARN ] W-9000-mymodel_1.0-stderr MODEL_LOG - `): a worker's stream
+    # relayed at one level when its thread names the stream
+    r"|\[(?P<log4j>ERROR|WARN|INFO|DEBUG|FATAL|TRACE)\s*\]\s+(?P<thread>[\w.-]+)\s+[\w.$]+\s+-\s+"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
@@ -1309,8 +1378,11 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["ray_cpp"]
             or match["zerolog"]
             or match["dashed"]
+            or match["log4j"]
         )
-        if match["logger"] in ("stdout", "stderr"):
+        if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
+            ("-stdout", "-stderr")
+        ):
             word = ""  # a process's stream relayed at one level (FastChat's `| INFO | stdout |`): not the line's own
         shown = _LEVELS.get(word, Level.PLAIN) if word else normalized.level
         level = shown if inner.level is Level.PLAIN else Level(min(inner.level, shown))
