@@ -1097,7 +1097,8 @@ def _other_tests_recap(wrapper: _Candidate, later: _Candidate | None) -> bool:
 def _last_words(epilogue: _Candidate) -> _Candidate | None:
     """A runner's epilogue (`Error: Process completed with exit code 1.`) with nothing in the log that words a
     failure: the command's last line, right above it, is the command's last word before it exited (docker compose's
-    `toomanyrequests: retry-after: …`), unless that is the runner's echo of the command (`Run docker compose pull`)."""
+    `toomanyrequests: retry-after: …`), unless that is the runner's echo of the command (GitHub's step header `Run docker
+    compose pull`)."""
     if not _EPILOGUE.search(epilogue.text):
         return None
     above = [line for line in epilogue.before if line.number < epilogue.line and says_something(line.text)]
@@ -1105,7 +1106,7 @@ def _last_words(epilogue: _Candidate) -> _Candidate | None:
         return None
     last = above[-1]
     text = _normalize(last.text).text
-    if _COMMAND_ECHO.match(text) or _EPILOGUE.search(text) or _SUCCESS.search(text):
+    if _COMMAND_ECHO.match(text) or text.startswith("Run ") or _EPILOGUE.search(text) or _SUCCESS.search(text):
         return None  # the runner's echo, a line that says what went well (`=== 33 passed in 12.00s ===`)
     before = [line for line in epilogue.before if line.number < last.number]
     after = [ExcerptLine(epilogue.line, kept_text(epilogue.text, EXCERPT_TEXT_LIMIT)), *epilogue.after]
