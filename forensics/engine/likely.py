@@ -1106,7 +1106,12 @@ def _last_words(epilogue: _Candidate) -> _Candidate | None:
         return None
     last = above[-1]
     text = _normalize(last.text).text
-    if _COMMAND_ECHO.match(text) or text.startswith("Run ") or _EPILOGUE.search(text) or _SUCCESS.search(text):
+    if (
+        _COMMAND_ECHO.match(text)
+        or text.startswith("Run ")
+        or _EPILOGUE.search(text)
+        or _SUCCESS.search(text)
+    ):
         return None  # the runner's echo, a line that says what went well (`=== 33 passed in 12.00s ===`)
     before = [line for line in epilogue.before if line.number < last.number]
     after = [ExcerptLine(epilogue.line, kept_text(epilogue.text, EXCERPT_TEXT_LIMIT)), *epilogue.after]
