@@ -5,7 +5,10 @@ the product of three things, counted here per folder of a split (train's folders
 
 - `gap`: cases labelled with a cause that no ordinary rule explains (the tier's whole field in a real run);
 - `on line`: of those, how many have the likely-cause picker on the labelled line (the tier can only help there);
-- `named` right / wrong family: of those, what the tier names.
+- `named` right / wrong family: of those, what the tier names;
+- `missed`: the gap's cases the tier does not name right, split as `bottleneck` below (`picker`: the picker chose
+  another line though the tier's words name the labelled one; `words`: the picker is right and the tier silent or
+  wrong; `both`).
 
 Then the same with the ordinary rules switched off (`tier alone`: the pack's symptom rules stay, so the picker
 still passes over wrapper lines as it does in a real run, but no ordinary cause fires): the tier's recall on every
@@ -16,7 +19,8 @@ tier's words name the right family on the labelled line), `words` (the picker is
 there), `both` (another line chosen, and the labelled line's words unknown to the tier too).
 
 Run `python -m tests.tier_coverage` (train and gpu), `--splits train` or `--folders holdout-r7` (train's folders
-only: holdout cases are only ever scored by tests/corpus_accuracy.py).
+only: holdout cases are only ever scored by tests/corpus_accuracy.py); `--by-family` adds the `words` misses per
+labelled family (counts, never a case), which tells where widening the tier's words would pay.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from tests.corpus_accuracy import UNEXPLAINED, Label, Outcome, evaluate, labels,
 
 SPLITS = ("train", "gpu")
 TIER = "fatal-line."
+FAMILY = "words missed in the gap: "  # per labelled family, the `words` misses (`--by-family` prints them)
+ALONE_FAMILY = "words missed alone: "
 
 
 def tier_alone(rules: RuleSet) -> RuleSet:
@@ -73,12 +79,20 @@ def count(full: Iterable[Outcome], alone: Iterable[Outcome], tier: tuple[Rule, .
         if outcome.got_rule is not None and not outcome.got_rule.startswith(TIER):
             continue  # an ordinary rule explains it
         counts["gap"] += 1
-        if _picker_on_line(outcome):
+        on_line = _picker_on_line(outcome)
+        if on_line:
             counts["gap on line"] += 1
             if outcome.got_rule is not None:
                 counts[
                     "gap named right" if outcome.got_family == outcome.expected else "gap named wrong"
                 ] += 1
+        if on_line and outcome.got_family == outcome.expected:
+            continue
+        matched = match_fatal_line(_labelled_text(outcome), tier)
+        words = matched is not None and families.get(matched[0].id) == outcome.expected
+        counts["gap missed " + ("words" if on_line else "picker" if words else "both")] += 1
+        if on_line:
+            counts[f"{FAMILY}{outcome.expected}"] += 1
     for outcome in alone:
         if outcome.expected == UNEXPLAINED:
             counts["unexplained"] += 1
@@ -97,6 +111,8 @@ def count(full: Iterable[Outcome], alone: Iterable[Outcome], tier: tuple[Rule, .
         matched = match_fatal_line(_labelled_text(outcome), tier)
         words = matched is not None and families.get(matched[0].id) == outcome.expected
         counts["bottleneck " + ("words" if on_line else "picker" if words else "both")] += 1
+        if on_line:
+            counts[f"{ALONE_FAMILY}{outcome.expected}"] += 1
     return counts
 
 
@@ -108,7 +124,8 @@ def render(name: str, counts: Counter[str]) -> str:
     """One folder's line."""
     return (
         f"{name:<16} gap {counts['gap']:>3}: on line {counts['gap on line']:>3}, named "
-        f"{counts['gap named right']:>2} right {counts['gap named wrong']:>2} wrong | tier alone: "
+        f"{counts['gap named right']:>2} right {counts['gap named wrong']:>2} wrong, missed picker "
+        f"{counts['gap missed picker']} words {counts['gap missed words']} both {counts['gap missed both']} | tier alone: "
         f"recall {_ratio(counts['named right'], counts['on line']):>14} of causes on line "
         f"({counts['on line']}/{counts['causes']}), wrong family {counts['named wrong']}, "
         f"false causes {counts['false causes']} of {counts['unexplained']} | missed: picker "
@@ -143,6 +160,10 @@ def main(argv: list[str]) -> int:
             total += counts
             print(render(f"{split}/{folder}", counts))
         print(render(f"{split} (all)", total))
+        if "--by-family" in argv:
+            for key, value in sorted(total.items()):
+                if key.startswith((FAMILY, ALONE_FAMILY)):
+                    print(f"  {key}{'':<4}{value}")
     return 0
 
 
