@@ -59,6 +59,14 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         ],
         "torch rocm7.0 wheels without gfx906 kernels, wrapped as a public report quotes it",
     ),
+    # cuda-setup: ROCr's queue abort on a kernel for another ISA (ROCR-Runtime hsa_status_string, clr rocdevice.cpp)
+    (
+        "cuda.no-kernel-image",
+        ":0:rocdevice.cpp            :2776: 7321835745146 us: 1401 : [tid:0x7fc930830700] Callback: Queue"
+        " 0x7fc9b7200000 aborting with error : HSA_STATUS_ERROR_INVALID_ISA: The instruction set architecture is"
+        " invalid. code: 0x100f",
+        "a ROCm frameworks benchmark's known-issues note (public repository)",
+    ),
     # cuda-setup: text-embeddings-inference's compute-capability check (backends/candle/src/lib.rs)
     (
         "cuda.no-kernel-image",
@@ -102,6 +110,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "Error: error binding to 10.0.0.5:3000: error creating server listener: Cannot assign requested address (os"
         " error 99)",
         "hyper 0.14 server::Builder bind (Rust io::Error Display)",
+    ),
+    (
+        "network.bind-address-unavailable",
+        "[Nest] ERROR [Server] Error: listen EADDRNOTAVAIL: address not available 203.0.113.1:3001",
+        "Node lib/net.js under NestJS's logger, as a public test log shows it",
     ),
     (
         "network.bind-address-unavailable",
