@@ -198,12 +198,42 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     ),
     (
         "python.lazy-import-failed",
+        "RuntimeError: Failed to import diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion because of the"
+        " following error (look up to see its traceback):",
+        "diffusers src/diffusers/utils/import_utils.py _LazyModule._get_module (the wrapper line; its inner error below)",
+    ),
+    # python-environment: torchvision's operators not registered (torch/_library/fake_impl.py; torchvision/extension.py)
+    (
+        "python.torchvision-ops-missing",
+        "RuntimeError: operator torchvision::nms does not exist",
+        "torchvision/_meta_registrations.py at import under a mismatched torch, as public issues and notes quote it",
+    ),
+    (
+        "python.torchvision-ops-missing",
+        "RuntimeError: Couldn't load custom C++ ops. This can happen if your PyTorch and torchvision versions are"
+        " incompatible, or if you had errors while compiling torchvision from source.",
+        "pytorch/vision torchvision/extension.py _assert_has_ops",
+    ),
+    # python-environment: torch's numpy bridge under NumPy 2 (torch/csrc/utils/tensor_numpy.cpp)
+    (
+        "python.numpy-abi-mismatch",
+        "RuntimeError: Numpy is not available",
+        "torch built against NumPy 1.x with NumPy 2 installed (JetPack and NGC images, as public notes quote it)",
+    ),
+    # cuda-setup: PyTorch's cuDNN check (torch/backends/cudnn/__init__.py), 2.x and 1.x wordings
+    (
+        "cuda.library-version-mismatch",
+        "RuntimeError: cuDNN version incompatibility: PyTorch was compiled  against (9, 19, 0) but found runtime"
+        " version (9, 8, 0)",
+        "public setup notes (a system cuDNN 9.8 on LD_LIBRARY_PATH under torch's bundled 9.19)",
+    ),
+    (
+        "cuda.library-version-mismatch",
         [
-            "RuntimeError: Failed to import diffusers.pipelines.stable_diffusion.pipeline_stable_diffusion because of"
-            " the following error (look up to see its traceback):",
-            "operator torchvision::nms does not exist",
+            "RuntimeError: cuDNN version incompatibility: PyTorch was compiled against",
+            "(9, 20, 0) but found runtime version (9, 13, 1). ... Looks like your",
         ],
-        "diffusers src/diffusers/utils/import_utils.py _LazyModule._get_module (torchvision built for another torch)",
+        "a public troubleshooting page's wrapped quote (NeMo under a host LD_LIBRARY_PATH)",
     ),
     # python-environment: huggingface_hub's CLI older or newer than the script
     (
@@ -326,6 +356,16 @@ NEAR_MISSES = [
             "│   21 │   │   CUDA Setup failed despite GPU being available. Please run the following command     │",
         ],
         id="rich-quoted-raise",
+    ),
+    pytest.param(
+        "python.torchvision-ops-missing",
+        ["RuntimeError: operator myproject::fused_rmsnorm does not exist"],
+        id="another-namespace-op",
+    ),
+    pytest.param(
+        "python.numpy-abi-mismatch",
+        ["SKIPPED [1] tests/test_pixel_array.py:12: NumPy is not available"],
+        id="pytest-skip-reason-numpy",
     ),
     pytest.param(
         "machine.segfault",
