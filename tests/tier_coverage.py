@@ -69,6 +69,15 @@ def _labelled_text(outcome: Outcome) -> str:
     return lines[outcome.expected_line - 1]
 
 
+def _bottleneck(outcome: Outcome, on_line: bool, tier: tuple[Rule, ...], families: dict[str, str]) -> str:
+    """Why the tier missed a cause case: `words` (the picker is on the labelled line), `picker` (it is not, yet the
+    tier's words name the labelled line's family) or `both`."""
+    if on_line:
+        return "words"
+    matched = match_fatal_line(_labelled_text(outcome), tier)
+    return "picker" if matched is not None and families.get(matched[0].id) == outcome.expected else "both"
+
+
 def count(full: Iterable[Outcome], alone: Iterable[Outcome], tier: tuple[Rule, ...]) -> Counter[str]:
     """The aggregate counts of one folder: the full pack's gap, then the tier alone."""
     families = load_families()
@@ -88,9 +97,7 @@ def count(full: Iterable[Outcome], alone: Iterable[Outcome], tier: tuple[Rule, .
                 ] += 1
         if on_line and outcome.got_family == outcome.expected:
             continue
-        matched = match_fatal_line(_labelled_text(outcome), tier)
-        words = matched is not None and families.get(matched[0].id) == outcome.expected
-        counts["gap missed " + ("words" if on_line else "picker" if words else "both")] += 1
+        counts["gap missed " + _bottleneck(outcome, on_line, tier, families)] += 1
         if on_line:
             counts[f"{FAMILY}{outcome.expected}"] += 1
     for outcome in alone:
@@ -108,9 +115,7 @@ def count(full: Iterable[Outcome], alone: Iterable[Outcome], tier: tuple[Rule, .
             counts["named right" if right else "named wrong"] += 1
         if right:
             continue
-        matched = match_fatal_line(_labelled_text(outcome), tier)
-        words = matched is not None and families.get(matched[0].id) == outcome.expected
-        counts["bottleneck " + ("words" if on_line else "picker" if words else "both")] += 1
+        counts["bottleneck " + _bottleneck(outcome, on_line, tier, families)] += 1
         if on_line:
             counts[f"{ALONE_FAMILY}{outcome.expected}"] += 1
     return counts
