@@ -101,6 +101,48 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "RuntimeError: ACL stream synchronize failed, error code:507035",
         "torch_npu 2.1-2.5's synchronize (vllm-project/vllm-ascend#1038)",
     ),
+    # TVM's / dmlc's CUDA_CALL check: the string after "CUDA: " (out of memory is gpu-oom's)
+    (
+        "cuda.out-of-memory",
+        "tvm.error.InternalError: Check failed: (e == cudaSuccess || e == cudaErrorCudartUnloading) is false: CUDA: out"
+        " of memory",
+        "apache/tvm src/runtime/cuda/cuda_common.h CUDA_CALL (the message tests/python/relax expects)",
+    ),
+    (
+        "cuda.error",
+        "tvm.error.InternalError: Check failed: (e == cudaSuccess || e == cudaErrorCudartUnloading) is false: CUDA:"
+        " unspecified launch failure",
+        "apache/tvm src/runtime/cuda/cuda_common.h CUDA_CALL with cudaGetErrorString(cudaErrorLaunchFailure)",
+    ),
+    # cuda-error: Intel GPUs' runtime results (Unified Runtime, SYCL)
+    (
+        "cuda.error",
+        "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+        "oneapi-src/unified-runtime include/ur_api.h via torch XPU / IPEX, as public Arc bring-up notes quote it",
+    ),
+    (
+        "cuda.error",
+        "RuntimeError: Native API failed: 20 (UR_RESULT_ERROR_DEVICE_LOST)",
+        "SYCL's exception text over the Unified Runtime, as a public XPU service log quotes it",
+    ),
+    # nccl-error and port-in-use: Ascend's HCCL under torch_npu's ProcessGroupHCCL
+    (
+        "nccl.hccl-error",
+        "(Worker_DP0_TP0_EP0 pid=60571) ERROR 12-04 14:46:08 [multiproc_executor.py:597] RuntimeError: create_config:"
+        "build/CMakeFiles/torch_npu.dir/compiler_depend.ts:149 HCCL function error: hcclCommInitRootInfoConfig(numRanks,"
+        " &rootInfo, rank, config, &(comm->hcclComm_)), error code is 7",
+        "Ascend/pytorch torch_npu/csrc/distributed/HCCLUtils.hpp HCCL_CHECK_ERROR, vLLM's worker prefix (vllm-ascend)",
+    ),
+    (
+        "network.hccl-port-bound",
+        [
+            "RuntimeError: createHCCLCommOrigin:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:2314 HCCL function"
+            " error: HcclGetRootInfo(&hcclID), error code is 7",
+            "ERR02200 DIST call hccl api failed",
+            "Failed to bind the IP port. Reason: The IP address and port have been bound already.",
+        ],
+        "torch_npu HCCL_CHECK_ERROR over CANN's EI0020 report, as an Ascend framework's FAQ quotes it",
+    ),
     # compile-failed: Gaudi's graph compiler, TVM's fatal location line
     (
         "habana.graph-compile-failed",
@@ -185,6 +227,34 @@ NEAR_MISSES = [
             " buffer across 12 banks"
         ],
         id="tt-skip-reason-quotes-the-message",
+    ),
+    pytest.param(
+        "cuda.error",
+        ["RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)"],
+        id="ur-device-memory-is-gpu-oom",
+    ),
+    pytest.param(
+        "cuda.error",
+        [
+            "Native API failed. Native API returns: -5 (PI_ERROR_OUT_OF_RESOURCES) -5 (PI_ERROR_OUT_OF_RESOURCES)"
+        ],
+        id="pi-out-of-resources-unclear",
+    ),
+    pytest.param(
+        "nccl.hccl-error",
+        [
+            "RuntimeError: create_config:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:148 HCCL function error:"
+            " hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 1"
+        ],
+        id="hccl-parameter-error-callers-bug",
+    ),
+    pytest.param(
+        "cuda.out-of-memory",
+        [
+            "# into CUDA: Out of Memory error. Once debugged successfully, setting it to False allowed me to train the"
+            " model using GPU itself."
+        ],
+        id="tutorial-comment-mentions-oom",
     ),
     pytest.param("machine.segfault", ["Signal (15) received."], id="tritonserver-sigterm-graceful"),
     pytest.param("machine.segfault", ["Signal (2) received."], id="tritonserver-sigint-graceful"),
