@@ -323,6 +323,12 @@ REAL_LOGS: list[tuple[str, str, int | None]] = [
     ("holdout-r9/cuda-error/r-ascend-torch-npu-sync-stream-507035-vector-core.log", "cuda.error", 12),
     ("holdout-r9/cuda-setup/r-vllm-ascend-910b2-ge-initialize-platform-info.log", "cuda.npu-init-failed", 1),
     ("holdout-r9/gpu-oom/r-tensorflow-rocm-horovod-hip-error-outofmemory.log", "cuda.out-of-memory", 2),
+    # the innermost message of a nested lazy import (docs/likely-cause.md), an API the installed torch lacks
+    (
+        "holdout-r8/python-environment/n-mapreader-ci-transformers-pytree-kwarg.log",
+        "python.lazy-import-inner-mismatch",
+        3,
+    ),
     # an ACL parameter error above CANN's empty device range stays the no-gpu rule's
     ("holdout-r2/no-gpu/vllm-ascend-ut-setdevice-no-npu-visible.log", "cuda.no-gpus", 9),
 ]
