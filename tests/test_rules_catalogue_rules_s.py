@@ -143,6 +143,24 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         ],
         "torch_npu HCCL_CHECK_ERROR over CANN's EI0020 report, as an Ascend framework's FAQ quotes it",
     ),
+    # no-gpu: HIP's twin of cudaErrorNoDevice
+    (
+        "cuda.no-gpus",
+        "RuntimeError: HIP error: no ROCm-capable device is detected",
+        "ROCm clr hipamd/src/hip_error.cpp (hipErrorNoDevice) through torch's ROCm build",
+    ),
+    # gpu-oom: OpenVINO's GPU plugin's device allocation
+    (
+        "cuda.out-of-memory",
+        "[CL ext] Can not allocate 536870912 bytes for USM Device",
+        "openvino src/plugins/intel_gpu/src/runtime/ocl/ocl_ext.hpp usm_device_alloc, as a public note quotes it",
+    ),
+    # compile-failed: OpenVINO's GPU kernel build
+    (
+        "openvino.gpu-program-build-failed",
+        "Program build failed(0_part_0): You may enable OCL source dump to see the error log.",
+        "openvino src/plugins/intel_gpu/src/graph/kernels_cache.cpp build_batch (2022.x wording)",
+    ),
     # compile-failed: Gaudi's graph compiler, TVM's fatal location line
     (
         "habana.graph-compile-failed",
@@ -181,6 +199,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "onnxruntime python/onnxruntime_pybind_exceptions.cc over inference_session.cc (a Git LFS pointer as the model)",
     ),
     # segfault and triton-out-of-resources
+    (
+        "machine.segfault",
+        "#  SIGSEGV (0xb) at pc=0x00007fa6ebe997c9, pid=60940, tid=0x00007f9bc16bf700",
+        "openjdk hotspot src/hotspot/share/utilities/vmError.cpp report header (a JVM crashing in native code)",
+    ),
     (
         "machine.segfault",
         ["Signal (11) received.", " 0# 0x000060322740904D in /opt/tritonserver/bin/tritonserver"],
@@ -255,6 +278,14 @@ NEAR_MISSES = [
             " model using GPU itself."
         ],
         id="tutorial-comment-mentions-oom",
+    ),
+    pytest.param(
+        "openvino.gpu-program-build-failed",
+        [
+            "Error: [GPU] ProgramBuilder build failed!",
+            "[CL ext] Can not allocate 2030043136 bytes for USM Host",
+        ],
+        id="openvino-wrapper-over-an-allocation",
     ),
     pytest.param("machine.segfault", ["Signal (15) received."], id="tritonserver-sigterm-graceful"),
     pytest.param("machine.segfault", ["Signal (2) received."], id="tritonserver-sigint-graceful"),
