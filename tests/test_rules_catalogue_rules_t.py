@@ -101,7 +101,7 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     ),
     (
         "distributed.store-failure",
-        "RuntimeError: [/opt/gloo/gloo/rendezvous/file_store.cc:132] Wait timeout for key(s): [\"rank_1\"]",
+        'RuntimeError: [/opt/gloo/gloo/rendezvous/file_store.cc:132] Wait timeout for key(s): ["rank_1"]',
         "facebookincubator/gloo gloo/rendezvous/file_store.cc FileStore::wait",
     ),
     # hub-download: huggingface_hub's resumable download, xet-core's reqwest errors
@@ -118,7 +118,10 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     # hub-access: the download tools refused by the Hub
     (
         "hf.download-tool-refused",
-        ["wget: server returned error: HTTP/1.1 404 Not Found", "Connecting to huggingface.co (3.165.190.15:443)"],
+        [
+            "wget: server returned error: HTTP/1.1 404 Not Found",
+            "Connecting to huggingface.co (3.165.190.15:443)",
+        ],
         "BusyBox networking/wget.c (holdout-r9/hub-access/r-orpheus-fastapi-…, the connect line after for the test)",
     ),
     (
@@ -226,7 +229,9 @@ NEAR_MISSES = [
     ),
     pytest.param(
         "hf.retried-request",
-        ["Error while downloading from https://download.pytorch.org/whl/cu121/torch.whl: The read operation timed out"],
+        [
+            "Error while downloading from https://download.pytorch.org/whl/cu121/torch.whl: The read operation timed out"
+        ],
         id="resume-warning-for-another-host",
     ),
     pytest.param(
@@ -236,12 +241,18 @@ NEAR_MISSES = [
     ),
     pytest.param(
         "hf.download-tool-refused",
-        ["Connecting to github.com (140.82.112.3:443)", "wget: server returned error: HTTP/1.1 404 Not Found"],
+        [
+            "Connecting to github.com (140.82.112.3:443)",
+            "wget: server returned error: HTTP/1.1 404 Not Found",
+        ],
         id="wget-404-not-the-hub",
     ),
     pytest.param(
         "hf.download-tool-refused",
-        ["Connecting to huggingface.co (3.165.190.15:443)", "wget: server returned error: HTTP/1.1 503 Service Unavailable"],
+        [
+            "Connecting to huggingface.co (3.165.190.15:443)",
+            "wget: server returned error: HTTP/1.1 503 Service Unavailable",
+        ],
         id="wget-hub-503-is-a-download-failure",
     ),
     pytest.param(
