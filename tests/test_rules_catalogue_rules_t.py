@@ -104,6 +104,17 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         'RuntimeError: [/opt/gloo/gloo/rendezvous/file_store.cc:132] Wait timeout for key(s): ["rank_1"]',
         "facebookincubator/gloo gloo/rendezvous/file_store.cc FileStore::wait",
     ),
+    # rendezvous-failure and collective-timeout: XLA's coordination service (JAX, TensorFlow multi-worker)
+    (
+        "distributed.store-failure",
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: PjRT_Client_Connect. This usually happens because a task triggered the barrier too early or too slowly.",
+        "openxla/xla xla/pjrt/distributed/client.cc (jax.distributed.initialize's start-up barrier)",
+    ),
+    (
+        "distributed.watchdog-timeout",
+        "jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Id: 0_async_write_complete.0.1. This usually happens because a task triggered the barrier too early or too slowly.",
+        "openxla/xla coordination_service.cc through orbax's checkpoint barrier",
+    ),
     # hub-download: huggingface_hub's resumable download, xet-core's reqwest errors
     (
         "hf.retried-request",
