@@ -186,6 +186,11 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "  [Errno 13] Permission denied: '/home/container_app_user/cache_root/huggingface'",
         "CPython OSError.__str__ printed by a handler (holdout-r9/filesystem/r-tt-inference-server-…)",
     ),
+    (
+        "machine.permission-denied",
+        "api.service: Failed at step EXEC spawning /var/lib/yeet/services/api/bin/api-20260718.1: Permission denied",
+        "systemd src/core/execute.c (ExecStart not executable)",
+    ),
     # server-not-ready: Open Liberty's FAT tests
     (
         "harness.server-not-ready",
