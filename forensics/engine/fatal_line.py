@@ -14,13 +14,19 @@ evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the like
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules
-from forensics.model import Evidence, Finding, FoundBy
+from forensics.model import Evidence, ExcerptLine, Finding, FoundBy
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import Rule
+
+if (
+    TYPE_CHECKING
+):  # the picker is imported only where a failure no rule explains needs it (tests/test_fixed_cost.py)
+    from forensics.engine.likely import LikelyLine
 
 DEFAULT_TIMEOUT = 0.5  # seconds a pattern may take on the one line (ScanLimits.regex_timeout's default)
 
@@ -76,3 +82,32 @@ def fatal_line_cause(
         return None
     rule, captures = matched
     return rule.finding(captures, evidence, found_by=FoundBy.FATAL_LINE)
+
+
+def likely_line_cause(
+    picked: LikelyLine,
+    evidence_at: Callable[[int, str, tuple[ExcerptLine, ...]], Evidence],
+    compiled: CompiledRules,
+    *,
+    is_wrapper: Callable[[str], bool] = lambda _text: False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Finding | None:
+    """The root cause a fatal-line rule names for a likely cause: on its line, else on the best-ranked line of its
+    excerpt that reports a failure (engine/likely.py's `tier_candidates`), with that line as the evidence.
+    `evidence_at(line, text, excerpt)` places a line in its log."""
+    if not compiled.fatal_line_rules:
+        return None
+    from forensics.engine.likely import tier_candidates
+
+    rules = fatal_line_rules(compiled)
+    for number, text in (
+        (picked.line, picked.text),
+        *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
+    ):
+        matched = match_fatal_line(text, rules, timeout=timeout)
+        if matched is not None:
+            rule, captures = matched
+            return rule.finding(
+                captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE
+            )
+    return None

@@ -1419,6 +1419,61 @@ def pick_likely_cause(
     return picker.result()
 
 
+def tier_candidates(
+    picked: LikelyLine, *, is_wrapper: Callable[[str], bool] = lambda _text: False
+) -> tuple[ExcerptLine, ...]:
+    """The lines of the likely cause's excerpt the fatal-line tier is also tried on when it has no words for the
+    chosen line, best first (engine/fatal_line.py). Only lines that report a failure of the process themselves (an
+    error or fatal line, an exception, a signal, a line that words a failure), never a warning, a line the picker
+    passes over (CUDA's boilerplate, advice, quoted source, a traceback's frames), a wrapper, nor a failure the line
+    says it recovered from. Below a fatal event comes its aftermath (the launcher's `Killed`, the `Aborted` after an
+    assertion, a Go panic's `[signal SIGSEGV …]`): only the lines above it, nearest first, which it beat. Below a
+    line that only reports a failure (an error line, a wrapper, the last line printed) comes what it reports
+    (`nvidia-smi failed with return code 18` then nvidia-smi's own `Failed to initialize NVML: …`): those first,
+    then the lines above."""
+    above = [
+        line
+        for line in picked.excerpt
+        if line.number < picked.line
+        and not line.text.rstrip().endswith(":")  # `…: the following error:` heads it
+    ]
+    below = [line for line in picked.excerpt if line.number > picked.line]
+    ranked = above if picked.reason in FATAL_REASONS else [*below, *above]
+    return tuple(line for line in ranked if _reports_a_failure(line.text, is_wrapper))
+
+
+def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
+    """A line that reports a failure itself, as the picker reads one: at no quiet level, not a line it passes over."""
+    normalized = _normalize(text)
+    message = normalized.text
+    if not message or normalized.level in (Level.WARNING, Level.INFO):
+        return False
+    if (
+        (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
+        or _QUOTED_SOURCE.search(message)
+        or _CODE.found(message)
+        or _FRAME_NOISE.match(message)
+        or message in _CHAIN
+        or "Traceback (most recent call last)" in message
+        or _RECOVERED.search(message)
+        or _WRAPPER.search(message)
+        or is_wrapper(message)
+    ):
+        return False
+    return bool(
+        normalized.level is Level.ERROR
+        or _is_exception_line(message)
+        or _EXCEPTION_ANYWHERE.search(message)
+        or _SIGNAL.found(message)
+        or _FATAL_PHRASE.search(message)
+        or _PANIC.search(message)
+        or _NATIVE_ASSERT.search(message)
+        or _ERROR_PHRASE.search(message)
+        or _CPP_WHAT.match(message)
+        or _words_a_failure(message)
+    )
+
+
 def compile_patterns() -> None:
     """Compile every pattern of this module now, with the literals each `GatedRegex` looks for first: before
     forking the workers that re-read logs for their likely cause, so that each inherits them instead of
