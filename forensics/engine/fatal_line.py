@@ -92,22 +92,33 @@ def likely_line_cause(
     is_wrapper: Callable[[str], bool] = lambda _text: False,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Finding | None:
-    """The root cause a fatal-line rule names for a likely cause: on its line, else on the best-ranked line of its
-    excerpt that reports a failure (engine/likely.py's `tier_candidates`), with that line as the evidence.
-    `evidence_at(line, text, excerpt)` places a line in its log."""
+    """The root cause a fatal-line rule names for a likely cause (`match_likely_cause`), with the line it names as
+    the evidence; `evidence_at(line, text, excerpt)` places a line in its log."""
     if not compiled.fatal_line_rules:
         return None
+    found = match_likely_cause(picked, fatal_line_rules(compiled), is_wrapper=is_wrapper, timeout=timeout)
+    if found is None:
+        return None
+    number, text, rule, captures = found
+    return rule.finding(captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE)
+
+
+def match_likely_cause(
+    picked: LikelyLine,
+    rules: Sequence[Rule],
+    *,
+    is_wrapper: Callable[[str], bool] = lambda _text: False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> tuple[int, str, Rule, dict[str, str]] | None:
+    """The first of `rules` that matches the likely-cause line, else the best-ranked line of its excerpt that reports
+    a failure (engine/likely.py's `tier_candidates`): that line's number and text, the rule and its captures."""
     from forensics.engine.likely import tier_candidates
 
-    rules = fatal_line_rules(compiled)
     for number, text in (
         (picked.line, picked.text),
         *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
     ):
         matched = match_fatal_line(text, rules, timeout=timeout)
         if matched is not None:
-            rule, captures = matched
-            return rule.finding(
-                captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE
-            )
+            return number, text, *matched
     return None
