@@ -13,6 +13,7 @@ import pytest
 from forensics.engine.likely import LikelyLine, tier_candidates
 from forensics.model import ExcerptLine, LikelyReason
 from forensics.rules.model import RuleSet
+from tests.support.likely import picked_from, picked_in
 from tests.support.rulebook import root_cause_of
 from tests.tier_coverage import tier_alone
 
@@ -145,3 +146,119 @@ def test_a_symptom_rules_line_is_no_candidate() -> None:
         )
         == ()
     )
+
+
+@pytest.mark.parametrize(
+    ("file", "line", "reason"),
+    [
+        # llama.cpp's tests print a program's error with the colon spaced (`main : error: token 3 detokenizes to …`):
+        # the first of three error lines, not the last line printed
+        (
+            "holdout-r9/unexplained/p-llama-cpp-test-tokenizer-1-detokenize-mismatch.log",
+            1,
+            LikelyReason.ERROR_LINE,
+        ),
+        # loguru's header (`2025-03-17 17:21:07.953 | ERROR    | app.llm:ask_tool:426 - …`) shows the record's level
+        (
+            "holdout-r9/unexplained/p-openmanus-vllm-base-url-typo-connection-error.log",
+            1,
+            LikelyReason.ERROR_LINE,
+        ),
+        # a bare `AssertionError: ` whose message holds the first failing repeat's traceback (CuPy's `condition.py`),
+        # which ends in the same class: that traceback's `AssertionError: Rejected null hypothesis:` is the deeper one
+        ("holdout-r9/unexplained/q-cupy-jenkins-random-sample-ks-stochastic.log", 16, LikelyReason.EXCEPTION),
+        # docker compose's status row (`✘ Container ties-db-1  Error dependency db failed to start  1.0s`) yields to
+        # the command's own error below the display, which says why
+        ("holdout-r9/unexplained/q-ties-compose-up-db-no-healthcheck.log", 8, LikelyReason.FAILURE_LINE),
+        # huggingface_hub's `Error while downloading from …: The read operation timed out` (a progress bar overprinted
+        # its end): the first failure, not the same one again after `Trying to resume download...`
+        (
+            "holdout-r9/hub-download/q-hfhub-snapshot-download-read-timeout-resume.log",
+            4,
+            LikelyReason.FAILURE_LINE,
+        ),
+        # hf-xet's JSON record printed over several lines: `"level": "ERROR",`, then its `"message": "error fetching …"`
+        ("holdout-r9/hub-download/q-xet-llama4-consolidated-term-403-json.log", 5, LikelyReason.ERROR_LINE),
+        # TensorFlow's executor at glog's W level (`Compute status: Resource exhausted: OOM when allocating tensor …`)
+        # above a traceback cut before its exception line: the allocator's failure, not the last frame printed
+        ("holdout-r9/gpu-oom/q-tf-keras-loop-models-resource-exhausted.log", 1, LikelyReason.FAILURE_LINE),
+        # torch elastic's agent on the signal it got (`Received 15 death signal, shutting down workers`), not its
+        # `Sending process … closing signal SIGTERM` to the workers after it
+        ("holdout-r9/killed-by-signal/r-prime-rl-trainer-death-signal-15.log", 6, LikelyReason.FAILURE_LINE),
+        # `(timeout=900s)` is a setting, not a failure: the harness's `❌ Crashed container in pod: …` is
+        (
+            "holdout-r9/unexplained/r-llm-d-benchmark-gke-nightly-crashed-container.log",
+            7,
+            LikelyReason.FAILURE_LINE,
+        ),
+        # pytest's rewritten assertion comparing lists it cut with `...` (`E  assert [1, 3, 22177,... 2662, 4, ...] ==
+        # […]`) is the failure's explanation, before the crash location `test_mistral.py:1146: AssertionError`
+        (
+            "holdout-r9/unexplained/r-vllm-ascend-ci-mistral-tokenizer-assert-extra-eos.log",
+            2,
+            LikelyReason.EXCEPTION_LINE,
+        ),
+        # a silent hang: the last line printed, not the first of eleven identical heartbeats (label moved, see its note)
+        ("holdout-r7/unexplained/k-tt-shield-ci-qwen3-32b-mqllmengine-hang.log", 10, LikelyReason.LAST_LINE),
+    ],
+)
+def test_the_ninth_holdouts_likely_cause(file: str, line: int, reason: LikelyReason) -> None:
+    assert picked_in(file) == (line, reason)
+
+
+def test_a_timeout_setting_is_no_failure_but_a_timeout_is() -> None:
+    assert picked_from(["Waiting for pods to be Ready (timeout=900s)", "all pods ready"]) == (
+        2,
+        LikelyReason.LAST_LINE,
+    )
+    assert picked_from(
+        ["Waiting for pods to be Ready (timeout=900s)", "Pods not Ready: timeout after 900s"]
+    ) == (
+        2,
+        LikelyReason.FAILURE_LINE,
+    )
+
+
+def test_an_assertion_on_names_stays_quoted_source() -> None:
+    lines = [
+        ">       assert actual_output == [1, 2, ...]",
+        "E       AssertionError",
+        "t.py:3: AssertionError",
+    ]
+    assert picked_from(lines) == (2, LikelyReason.ERROR_LINE)  # pytest's `E` line, never the quoted source
+
+
+def test_a_compose_status_row_stands_when_nothing_below_says_why() -> None:
+    lines = [
+        " ✔ Network app_default  Created    0.1s",
+        " ✘ Container app-db-1  Error dependency db failed to start    1.0s",
+        " ✔ Container app-web-1  Created    0.0s",
+    ]
+    assert picked_from(lines) == (2, LikelyReason.FAILURE_LINE)
+
+
+def test_a_json_records_message_is_an_error_only_at_its_records_error_level() -> None:
+    record = [
+        "{",
+        '  "level": "{level}",',
+        '  "fields": {',
+        '    "message": "error fetching 1 term",',
+        "  }",
+        "}",
+    ]
+    at_error = [line.replace("{level}", "ERROR") for line in record]
+    at_info = [line.replace("{level}", "INFO") for line in record]
+    assert picked_from(at_error) == (4, LikelyReason.ERROR_LINE)
+    assert picked_from(at_info) != (4, LikelyReason.ERROR_LINE)
+
+
+def test_a_bare_exception_keeps_its_line_when_its_message_holds_another_class() -> None:
+    lines = [
+        "E   AssertionError: ",
+        "E   The first error message:",
+        "E   Traceback (most recent call last):",
+        'E     File "/x.py", line 3, in f',
+        "E       g()",
+        "E   ValueError: bad value",
+    ]
+    assert picked_from(lines) == (1, LikelyReason.EXCEPTION_LINE)
