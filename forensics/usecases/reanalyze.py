@@ -6,7 +6,8 @@ execution (same Allure uuid) — e.g. fetch's cache. A log overwritten by a late
 before content identities were kept (schema version 1), falls back to what the store kept: up to 200 lines
 around the old evidence line, plus the test's status message. A new rule whose proof sits elsewhere in the
 log, or that `requires` a line outside that window, cannot match there. As in `analyze`, a failure no rule explains
-there has the fatal-line family rules tried on the likely-cause line the picker chooses in the window (or message).
+there has the fatal-line family rules tried on the likely-cause line the picker chooses in the window (or message),
+then on the failure lines of its excerpt.
 
 Moves: `explained` (unexplained → a cause), `changed` (another cause), `lost` (a cause → unexplained).
 A fingerprint that changes into another fingerprint is not a move. `apply` writes `explained` and `changed`
