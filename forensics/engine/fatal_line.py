@@ -1,15 +1,17 @@
-"""The second tier of root causes: fatal-line family rules, tried only on a failure's likely-cause line.
+"""The second tier of root causes: fatal-line family rules, tried only on a failure's likely cause and its excerpt.
 
 An ordinary rule is tried on every line of every log, so it must be safe on healthy traffic, warnings, retries
 and quoted docs: it is written narrowly and misses the next wording. A fatal-line rule (`scope = "likely-cause"`)
-is tried on one line only: the line the likely-cause picker (engine/likely.py) chose for a failing test that no
-ordinary rule explains, a line already known to be where the process failed. So it can name a family by its core
-words (`certificate has expired`, `Too many open files`, `manifest unknown`). It is never scanned: no probe, no
-pre-filter literal (engine/scanner.py leaves it out), so it costs nothing on healthy logs.
+is tried on a few lines only: the line the likely-cause picker (engine/likely.py) chose for a failing test that no
+ordinary rule explains, a line already known to be where the process failed, then the lines of its excerpt that
+report a failure themselves, ranked (engine/likely.py `tier_candidates`: above a fatal event only, since what follows
+one is its aftermath; below a line that only reports a failure first). So it can name a family by its core words
+(`certificate has expired`, `Too many open files`, `manifest unknown`). It is never scanned: no probe, no pre-filter
+literal (engine/scanner.py leaves it out), so it costs nothing on healthy logs.
 
-The first fatal-line rule by priority (then load order) whose pattern matches the likely-cause line, normalised as
-every rule sees a line (engine/normalize.py), becomes the test's root cause, with the likely-cause line as its
-evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the likely cause stays a pointer.
+On the first of those lines that one matches, the first fatal-line rule by priority (then load order) whose pattern
+matches it, normalised as every rule sees a line (engine/normalize.py), becomes the test's root cause, with that line
+as its evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the likely cause stays a pointer.
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from forensics.model import Evidence, ExcerptLine, Finding, FoundBy
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import Rule
 
-if (
-    TYPE_CHECKING
-):  # the picker is imported only where a failure no rule explains needs it (tests/test_fixed_cost.py)
+# the picker is imported only where a failure no rule explains needs it (tests/test_fixed_cost.py)
+if TYPE_CHECKING:
     from forensics.engine.likely import LikelyLine
 
 DEFAULT_TIMEOUT = 0.5  # seconds a pattern may take on the one line (ScanLimits.regex_timeout's default)
@@ -69,19 +70,6 @@ def _may_match(line: str, folded: str, literals: Literals | None) -> bool:
             return True
         return any(literal in folded for literal in literals.alternatives)
     return any(literal in line for literal in literals.alternatives)
-
-
-def fatal_line_cause(
-    evidence: Evidence, compiled: CompiledRules, *, timeout: float = DEFAULT_TIMEOUT
-) -> Finding | None:
-    """The root cause a fatal-line rule names on the likely-cause line (`evidence`), or None."""
-    if not compiled.fatal_line_rules:
-        return None
-    matched = match_fatal_line(evidence.text, fatal_line_rules(compiled), timeout=timeout)
-    if matched is None:
-        return None
-    rule, captures = matched
-    return rule.finding(captures, evidence, found_by=FoundBy.FATAL_LINE)
 
 
 def likely_line_cause(

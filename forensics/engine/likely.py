@@ -532,9 +532,8 @@ class LikelyCausePicker:
             None  # the first line of the run of failure lines that ends at `_run_end`
         )
         self._run_end = 0
-        self._record_level: tuple[int, Level] | None = (
-            None  # a multi-line JSON record's level line, and its level
-        )
+        # a JSON record printed over several lines: the line of its level field, and that level
+        self._record_level: tuple[int, Level] | None = None
 
     @property
     def done(self) -> bool:
@@ -1481,10 +1480,10 @@ def tier_candidates(
     error or fatal line, an exception, a signal, a line that words a failure), never a warning, a line the picker
     passes over (CUDA's boilerplate, advice, quoted source, a traceback's frames), a wrapper, nor a failure the line
     says it recovered from. Below a fatal event comes its aftermath (the launcher's `Killed`, the `Aborted` after an
-    assertion, a Go panic's `[signal SIGSEGV …]`): only the lines above it, nearest first, which it beat. Below a
-    line that only reports a failure (an error line, a wrapper, the last line printed) comes what it reports
-    (`nvidia-smi failed with return code 18` then nvidia-smi's own `Failed to initialize NVML: …`): those first,
-    then the lines above."""
+    assertion, a Go panic's `[signal SIGSEGV …]`): only the lines above it, which it beat, root first. Below a line
+    that only reports a failure (an error line, a wrapper, the last line printed) comes what it reports (`nvidia-smi
+    failed with return code 18` then nvidia-smi's own `Failed to initialize NVML: …`): those first, nearest first,
+    then the lines above, root first. A line above that ends in `:` introduces the chosen one: never tried."""
     above = [
         line
         for line in picked.excerpt
