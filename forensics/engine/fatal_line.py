@@ -1,26 +1,33 @@
-"""The second tier of root causes: fatal-line family rules, tried only on a failure's likely-cause line.
+"""The second tier of root causes: fatal-line family rules, tried only on a failure's likely cause and its excerpt.
 
 An ordinary rule is tried on every line of every log, so it must be safe on healthy traffic, warnings, retries
 and quoted docs: it is written narrowly and misses the next wording. A fatal-line rule (`scope = "likely-cause"`)
-is tried on one line only: the line the likely-cause picker (engine/likely.py) chose for a failing test that no
-ordinary rule explains, a line already known to be where the process failed. So it can name a family by its core
-words (`certificate has expired`, `Too many open files`, `manifest unknown`). It is never scanned: no probe, no
-pre-filter literal (engine/scanner.py leaves it out), so it costs nothing on healthy logs.
+is tried on a few lines only: the line the likely-cause picker (engine/likely.py) chose for a failing test that no
+ordinary rule explains, a line already known to be where the process failed, then the lines of its excerpt that
+report a failure themselves, ranked (engine/likely.py `tier_candidates`: above a fatal event only, since what follows
+one is its aftermath; below a line that only reports a failure first). So it can name a family by its core words
+(`certificate has expired`, `Too many open files`, `manifest unknown`). It is never scanned: no probe, no pre-filter
+literal (engine/scanner.py leaves it out), so it costs nothing on healthy logs.
 
-The first fatal-line rule by priority (then load order) whose pattern matches the likely-cause line, normalised as
-every rule sees a line (engine/normalize.py), becomes the test's root cause, with the likely-cause line as its
-evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the likely cause stays a pointer.
+On the first of those lines that one matches, the first fatal-line rule by priority (then load order) whose pattern
+matches it, normalised as every rule sees a line (engine/normalize.py), becomes the test's root cause, with that line
+as its evidence and `FoundBy.FATAL_LINE` saying how it was found. Without one, the likely cause stays a pointer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules
-from forensics.model import Evidence, Finding, FoundBy
+from forensics.model import Evidence, ExcerptLine, Finding, FoundBy
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import Rule
+
+# the picker is imported only where a failure no rule explains needs it (tests/test_fixed_cost.py)
+if TYPE_CHECKING:
+    from forensics.engine.likely import LikelyLine
 
 DEFAULT_TIMEOUT = 0.5  # seconds a pattern may take on the one line (ScanLimits.regex_timeout's default)
 
@@ -65,14 +72,41 @@ def _may_match(line: str, folded: str, literals: Literals | None) -> bool:
     return any(literal in line for literal in literals.alternatives)
 
 
-def fatal_line_cause(
-    evidence: Evidence, compiled: CompiledRules, *, timeout: float = DEFAULT_TIMEOUT
+def likely_line_cause(
+    picked: LikelyLine,
+    evidence_at: Callable[[int, str, tuple[ExcerptLine, ...]], Evidence],
+    compiled: CompiledRules,
+    *,
+    is_wrapper: Callable[[str], bool] = lambda _text: False,
+    timeout: float = DEFAULT_TIMEOUT,
 ) -> Finding | None:
-    """The root cause a fatal-line rule names on the likely-cause line (`evidence`), or None."""
+    """The root cause a fatal-line rule names for a likely cause (`match_likely_cause`), with the line it names as
+    the evidence; `evidence_at(line, text, excerpt)` places a line in its log."""
     if not compiled.fatal_line_rules:
         return None
-    matched = match_fatal_line(evidence.text, fatal_line_rules(compiled), timeout=timeout)
-    if matched is None:
+    found = match_likely_cause(picked, fatal_line_rules(compiled), is_wrapper=is_wrapper, timeout=timeout)
+    if found is None:
         return None
-    rule, captures = matched
-    return rule.finding(captures, evidence, found_by=FoundBy.FATAL_LINE)
+    number, text, rule, captures = found
+    return rule.finding(captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE)
+
+
+def match_likely_cause(
+    picked: LikelyLine,
+    rules: Sequence[Rule],
+    *,
+    is_wrapper: Callable[[str], bool] = lambda _text: False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> tuple[int, str, Rule, dict[str, str]] | None:
+    """The first of `rules` that matches the likely-cause line, else the best-ranked line of its excerpt that reports
+    a failure (engine/likely.py's `tier_candidates`): that line's number and text, the rule and its captures."""
+    from forensics.engine.likely import tier_candidates
+
+    for number, text in (
+        (picked.line, picked.text),
+        *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
+    ):
+        matched = match_fatal_line(text, rules, timeout=timeout)
+        if matched is not None:
+            return number, text, *matched
+    return None

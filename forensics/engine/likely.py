@@ -256,7 +256,8 @@ _ERROR_PHRASE = GatedRegex(
     r"|\bAssertion `[^`]*`(?: failed\.|\s*$)"
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
-    r"|^(?:[\w.-]+: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
+    # (llama.cpp's tests print the colon spaced: `main : error: token 3 detokenizes to …`)
+    r"|^(?:[\w.-]+ ?: )?(?:[Ee]rror|ERROR)(?:\[[\w-]+\])?(?::\s|\s+response from daemon\b)"
     # a program's own `name: error <what>: …` (llama.cpp's `llama_model_load: error loading model: failed to open …`),
     # also without the name (Go's wrapped error `error starting llama runner: llama runner process has terminated`)
     r"|^(?:[\w.-]+: )?[Ee]rror(?: [a-z]+){1,6}: \S"
@@ -315,7 +316,10 @@ _PYTEST_RECAP = LazyRegex(r"^(?:FAILED|ERROR) (?P<test>\S+::\S*)(?: \S+)? - (?P<
 RECAP_WINDOW = TRACEBACK_SPAN
 # pytest's rewritten assertion with the values it compared (`assert 8 <= 7.9981`, `assert 0 == 1`): only literals
 # on either side, so it is the failure's explanation, not the quoted source line (`assert x <= limit`).
-_LITERAL = r"(?:-?[\d.]+(?:e[-+]?\d+)?|'[^']*'|\"[^\"]*\"|True|False|None|\(\)|\[\]|\{\})"
+_SCALAR = r"(?:-?[\d.]+(?:e[-+]?\d+)?|'[^']*'|\"[^\"]*\"|True|False|None)"
+# ... a list, tuple or set of values as pytest shows them, cut short with `...` (`[1, 3, 22177,... 2662, 4, ...]`)
+_VALUES = rf"(?:\s*+(?:{_SCALAR}|\.\.\.)\s*+,?+)*+"
+_LITERAL = rf"(?:{_SCALAR}|\[{_VALUES}\]|\({_VALUES}\)|\{{{_VALUES}\}})"
 _ASSERT_EXPLANATION = LazyRegex(
     rf"^(?:>\s+)?assert\s+(?:not\s+)?{_LITERAL}(?:\s*(?:==|!=|<=|>=|<|>|\bin\b|\bnot in\b|\bis\b|\bis not\b)\s*{_LITERAL})*\s*$"
 )
@@ -348,6 +352,11 @@ _WARNING_WORD = LazyRegex(r"^(?:[\w.-]+: )?(?:warning|Warning|WARNING)(?:\[[\w-]
 # NCCL reports a failure it returns at WARN (`host:12:34 [0] bootstrap.cc:37 NCCL WARN Bootstrap : no socket interface
 # found`, then `NCCL INFO init.cc:128 -> 3` as the error code climbs its stack): an error line.
 _NCCL_WARN = GatedRegex(r"\bNCCL WARN\b")
+# A JSON record printed over several lines: its level field alone on a line (`"level": "ERROR",`), then its message
+# field within JSON_RECORD_SPAN lines (`"message": "error fetching 1 term, …",`, after a nested `"fields": {`).
+_JSON_FIELD_LEVEL = LazyRegex(r'^"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)",?$')
+_JSON_FIELD_MESSAGE = LazyRegex(r'^"(?:message|msg|error|err)"\s*:\s*"\S')
+JSON_RECORD_SPAN = 8
 # JSON log lines (`{"level":"fatal","error":…}`): their level field.
 _JSON_LEVEL = GatedRegex(r'^\{.*"(?:level|severity|lvl)"\s*:\s*"(?P<level>[A-Za-z]+)"')
 # logfmt lines (Go's slog `time=… level=ERROR source=… msg=…`, logrus `level=error`, log15 `lvl=eror`): their level.
@@ -357,7 +366,13 @@ _CODE = AnyOf(r"[,(\[{\\]$|^(?:>|def |return |raise |if |elif |except |try:|asse
 # The last resort: a line without a level that still reports a failure in words.
 _FAILURE_WORDS = GatedRegex(
     r"\b(?:failed|failure|cannot|can't|could not|couldn't|unable to|not found|no such|refused|denied"
-    r"|out of memory|oom-killer|killed|marked (?:as )?dead|died|timed out|timeout|exceeded|fatal|aborted|not enough"
+    # `timeout` as a setting's name (`Waiting for pods to be Running (timeout=900s)`) says no failure
+    r"|out of memory|oom-killer|killed|marked (?:as )?dead|died|crashed|timed out|timeout(?!\s*=)|exceeded|fatal|aborted"
+    r"|not enough"
+    # every stack's wording of a failure in progress (huggingface_hub's `Error while downloading from …`, ld.so's `error
+    # while loading shared libraries`), TensorFlow's status for an allocator out of memory (`Resource exhausted: OOM
+    # when allocating tensor …`), torch elastic's agent on the signal it got (`Received 15 death signal`)
+    r"|error while [a-z]+ing|resource exhausted|OOM when allocating|death signal"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
     # systemd's `ollama.service: Main process exited, code=exited, status=2/INVALIDARGUMENT`
     r"|code=exited, status=[1-9]\d*"
@@ -517,6 +532,8 @@ class LikelyCausePicker:
             None  # the first line of the run of failure lines that ends at `_run_end`
         )
         self._run_end = 0
+        # a JSON record printed over several lines: the line of its level field, and that level
+        self._record_level: tuple[int, Level] | None = None
 
     @property
     def done(self) -> bool:
@@ -583,6 +600,8 @@ class LikelyCausePicker:
             self._fatal = candidate
             return
         if _NOT_A_CAUSE.search(message) and not _carries_its_error(message):
+            return
+        if self._json_record(number, shown, message):
             return
         if self._runner_line(number, shown.strip()):
             return
@@ -656,6 +675,23 @@ class LikelyCausePicker:
             # a warning that reports an error (`WARNING huggingface_hub…:_http.py:446 HTTP Error 429 thrown while …`);
             # logged at INFO (LocalAI's `INF [backend] Fails: failed to load model …`): said quietly, still a failure
             self._fallback_candidate(number, shown, message, LikelyReason.QUIET_FAILURE)
+
+    def _json_record(self, number: int, shown: str, message: str) -> bool:
+        """A JSON log record printed over several lines (hf-xet's `{`, `"level": "ERROR",`, `"fields": {`, `"message":
+        "error fetching 1 term, …"`): its level on a line of its own, then its message field below it, which is an error
+        line at the record's level. True when the line was one of the two."""
+        level = _JSON_FIELD_LEVEL.match(message)
+        if level is not None:
+            self._record_level = (number, _LEVELS.get(level["level"].upper(), Level.PLAIN))
+            return True
+        if self._record_level is None or number - self._record_level[0] > JSON_RECORD_SPAN:
+            return False
+        if _JSON_FIELD_MESSAGE.match(message) is None:
+            return False
+        if self._record_level[1] is Level.ERROR:
+            self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
+        self._record_level = None
+        return True
 
     def _in_traceback(self, number: int, raw: str, shown: str, normalized: NormalizedLine) -> bool:
         """A traceback's header, frame, source line or exception (followed per process tag). True when handled."""
@@ -845,8 +881,16 @@ class LikelyCausePicker:
             )
         elif message.endswith(":") and _EXCEPTION.fullmatch(message) is not None:
             # no message on its line (numpy's `AssertionError: ` then `Arrays are not …`): the exception line is the
-            # answer, its message is the excerpt below it; the convention names the exception, not its detail
-            self._fatal = candidate
+            # answer, its message is the excerpt below it; the convention names the exception, not its detail. Named
+            # outside a traceback, unless its message holds a traceback of its own that ends in the same class (CuPy's
+            # repeated test: `AssertionError: ` then `Fail: 3, Success: 2`, `The first error message:` and the first
+            # failing run's traceback): that traceback's exception is the one it was raised from
+            if reason is LikelyReason.EXCEPTION_LINE and name:
+                self._provisional = _Provisional(
+                    candidate, number + SUMMARY_WINDOW, lambda _text: False, reason=reason
+                )
+            else:
+                self._fatal = candidate
         elif message.endswith(("raised:", ":")) and not _PYDANTIC_SUMMARY.search(message):
             # the message goes on below (`BackendCompilerFailed: backend='inductor' raised:`)
             self._provisional = _Provisional(
@@ -1167,8 +1211,14 @@ def _recap_cuts(recap: str, message: str) -> tuple[bool, bool] | None:
 
 def _cut_short(text: str) -> bool:
     """A line a console cut to its width (rich's progress column: `Failed: /home/u/.llama/checkpoints/consolid… …`): it
-    lost the words after the ellipsis, so a later line that words the failure whole says more."""
-    return text.rstrip().endswith("…")
+    lost the words after the ellipsis, so a later line that words the failure whole says more. So does a progress
+    display's status row (docker compose's `✘ Container app-db-1  Error dependency db failed to start  1.0s`): the
+    command's own error, printed below the display, says why."""
+    stripped = text.rstrip()
+    return stripped.endswith("…") or _STATUS_ROW.match(stripped) is not None
+
+
+_STATUS_ROW = LazyRegex(r"^[✘✗]\s+\S.*\s\d+(?:\.\d+)?s$")
 
 
 def _carries_its_error(message: str) -> bool:
@@ -1287,6 +1337,8 @@ _MORE_PREFIXES = LazyRegex(
     r"(?P<level>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+[\w.]+:\d+\]\s"
     r"|\[[\w./-]+\.(?:py|cpp|cc|h|hpp|rs|go):\d+\]\s"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\s\|\s(?P<fastchat>[A-Z]+)\s\|\s(?P<logger>\w+)\s\|\s"
+    # loguru's default (`2025-03-17 17:21:07.953 | ERROR    | app.llm:ask_tool:426 - …`)
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\.\d+\s\|\s(?P<loguru>[A-Z]+)\s*\|\s[\w.<>-]+:[\w.<>-]+:\d+\s-\s"
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
@@ -1378,6 +1430,7 @@ def _normalize(raw: str) -> NormalizedLine:
         word = (
             match["level"]
             or match["fastchat"]
+            or match["loguru"]
             or match["glog"]
             or match["glog_short"]
             or match["ray"]
@@ -1417,6 +1470,61 @@ def pick_likely_cause(
         if picker.done:
             break
     return picker.result()
+
+
+def tier_candidates(
+    picked: LikelyLine, *, is_wrapper: Callable[[str], bool] = lambda _text: False
+) -> tuple[ExcerptLine, ...]:
+    """The lines of the likely cause's excerpt the fatal-line tier is also tried on when it has no words for the
+    chosen line, best first (engine/fatal_line.py). Only lines that report a failure of the process themselves (an
+    error or fatal line, an exception, a signal, a line that words a failure), never a warning, a line the picker
+    passes over (CUDA's boilerplate, advice, quoted source, a traceback's frames), a wrapper, nor a failure the line
+    says it recovered from. Below a fatal event comes its aftermath (the launcher's `Killed`, the `Aborted` after an
+    assertion, a Go panic's `[signal SIGSEGV …]`): only the lines above it, which it beat, root first. Below a line
+    that only reports a failure (an error line, a wrapper, the last line printed) comes what it reports (`nvidia-smi
+    failed with return code 18` then nvidia-smi's own `Failed to initialize NVML: …`): those first, nearest first,
+    then the lines above, root first. A line above that ends in `:` introduces the chosen one: never tried."""
+    above = [
+        line
+        for line in picked.excerpt
+        if line.number < picked.line
+        and not line.text.rstrip().endswith(":")  # `…: the following error:` heads it
+    ]
+    below = [line for line in picked.excerpt if line.number > picked.line]
+    ranked = above if picked.reason in FATAL_REASONS else [*below, *above]
+    return tuple(line for line in ranked if _reports_a_failure(line.text, is_wrapper))
+
+
+def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
+    """A line that reports a failure itself, as the picker reads one: at no quiet level, not a line it passes over."""
+    normalized = _normalize(text)
+    message = normalized.text
+    if not message or normalized.level in (Level.WARNING, Level.INFO):
+        return False
+    if (
+        (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
+        or _QUOTED_SOURCE.search(message)
+        or _CODE.found(message)
+        or _FRAME_NOISE.match(message)
+        or message in _CHAIN
+        or "Traceback (most recent call last)" in message
+        or _RECOVERED.search(message)
+        or _WRAPPER.search(message)
+        or is_wrapper(message)
+    ):
+        return False
+    return bool(
+        normalized.level is Level.ERROR
+        or _is_exception_line(message)
+        or _EXCEPTION_ANYWHERE.search(message)
+        or _SIGNAL.found(message)
+        or _FATAL_PHRASE.search(message)
+        or _PANIC.search(message)
+        or _NATIVE_ASSERT.search(message)
+        or _ERROR_PHRASE.search(message)
+        or _CPP_WHAT.match(message)
+        or _words_a_failure(message)
+    )
 
 
 def compile_patterns() -> None:

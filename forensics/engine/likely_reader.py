@@ -27,7 +27,7 @@ _CANDIDATE_KEYWORDS = (
     rb"traceback|error|exception|panic|fatal|critical|kill|segmentation|core dumped|abort|terminat|signal"
     rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |assertion `|oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
-    rb"|refused|denied|invalid|dead|died|timed out|timeout|exceeded|not enough|already in use|no space"
+    rb"|refused|denied|invalid|dead|died|crash|timed out|timeout|exceeded|not enough|already in use|no space"
     # a failure named without the failure words, systemd's exit status, a count short of what was expected, llama.cpp's
     # older assertion, hamcrest's mismatch (eleventh round)
     rb"|\bfault\b|\berr[a-z]|backoff|empty reply|code=exited|found \(expected|ggml_assert|^\s*but was:"

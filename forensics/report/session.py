@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from forensics.engine.fatal_line import fatal_line_cause
+from forensics.engine.fatal_line import likely_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -240,11 +240,19 @@ class InputSession:
         if chosen is None:
             return verdict
         ref, picked = chosen
-        evidence = ScannedLog(ref, scans[ref.key]).evidence(picked.line, picked.text, picked.excerpt)
-        # the second tier: a fatal-line family rule tried on that line only; it names the root cause there
-        cause = fatal_line_cause(evidence, self.compiled, timeout=self.options.limits.regex_timeout)
+        log = ScannedLog(ref, scans[ref.key])
+        # the second tier: a fatal-line family rule tried on that line, else on the lines of its excerpt that report
+        # a failure (engine/likely.py's `tier_candidates`); it names the root cause on the line it recognises
+        cause = likely_line_cause(
+            picked,
+            log.evidence,
+            self.compiled,
+            is_wrapper=self._wrapper_test(),
+            timeout=self.options.limits.regex_timeout,
+        )
         if cause is not None:
             return replace(verdict, root_cause=cause, fingerprint=None)
+        evidence = log.evidence(picked.line, picked.text, picked.excerpt)
         return replace(verdict, likely_cause=LikelyCause(reason=picked.reason, evidence=evidence))
 
     def _likely_line(self, ref: LogRef) -> LikelyLine | None:

@@ -6,7 +6,8 @@ execution (same Allure uuid) — e.g. fetch's cache. A log overwritten by a late
 before content identities were kept (schema version 1), falls back to what the store kept: up to 200 lines
 around the old evidence line, plus the test's status message. A new rule whose proof sits elsewhere in the
 log, or that `requires` a line outside that window, cannot match there. As in `analyze`, a failure no rule explains
-there has the fatal-line family rules tried on the likely-cause line the picker chooses in the window (or message).
+there has the fatal-line family rules tried on the likely-cause line the picker chooses in the window (or message),
+then on the failure lines of its excerpt.
 
 Moves: `explained` (unexplained → a cause), `changed` (another cause), `lost` (a cause → unexplained).
 A fingerprint that changes into another fingerprint is not a move. `apply` writes `explained` and `changed`
@@ -21,7 +22,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from forensics.engine.fatal_line import fatal_line_cause
+from forensics.engine.fatal_line import likely_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -165,7 +166,7 @@ def _fatal_line_cause(
     or of the status message, chosen as `InputSession` chooses among a test's logs."""
     if not compiled.fatal_line_rules:
         return None
-    from forensics.engine.likely import choose_among_logs, pick_likely_cause
+    from forensics.engine.likely import LikelyLine, choose_among_logs, pick_likely_cause
 
     chosen = choose_among_logs(
         ((log, offset if log.ref.inline_text is None else 0), pick_likely_cause(text.split("\n")))
@@ -175,7 +176,8 @@ def _fatal_line_cause(
         return None
     (log, shift), picked = chosen
     excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
-    return fatal_line_cause(log.evidence(picked.line + shift, picked.text, excerpt), compiled)
+    shifted = LikelyLine(picked.line + shift, picked.text, picked.reason, excerpt)
+    return likely_line_cause(shifted, log.evidence, compiled)
 
 
 def _shifted(scan: LogScan, offset: int) -> LogScan:

@@ -102,7 +102,8 @@ def _same(expected: Value, actual: Value | None) -> bool:
 
 
 def _check_fatal_line_rule(rule: Rule) -> RuleCheck:
-    """A fatal-line rule's examples: each must match on the line the likely-cause picker chooses in it, each near
+    """A fatal-line rule's examples: each must match where analyze tries it (the line the likely-cause picker chooses
+    in it, else a line of its excerpt that reports a failure: engine/fatal_line.py `match_likely_cause`), each near
     miss must not (whether its words are on another line or on that line in a test's own failure)."""
     results = [
         _run_fatal_line(rule, example, number, expect_match=True)
@@ -116,17 +117,15 @@ def _check_fatal_line_rule(rule: Rule) -> RuleCheck:
 
 
 def _run_fatal_line(rule: Rule, example: Example, number: int, *, expect_match: bool) -> ExampleResult:
-    from forensics.engine.fatal_line import match_fatal_line
+    from forensics.engine.fatal_line import match_likely_cause
     from forensics.engine.likely import pick_likely_cause
 
     kind: ExampleKind = "example" if expect_match else "near miss"
     picked = pick_likely_cause(example.text.strip("\n").splitlines())
-    matched = (
-        None
-        if picked is None
-        else match_fatal_line(picked.text, (rule,), timeout=_EXAMPLE_LIMITS.regex_timeout)
+    found = (
+        None if picked is None else match_likely_cause(picked, (rule,), timeout=_EXAMPLE_LIMITS.regex_timeout)
     )
-    if picked is None or matched is None:
+    if picked is None or found is None:
         if expect_match:
             where = (
                 "no likely-cause line"
@@ -135,15 +134,10 @@ def _run_fatal_line(rule: Rule, example: Example, number: int, *, expect_match: 
             )
             return ExampleResult(kind, number, False, f"did not match ({where})")
         return ExampleResult(kind, number, True, "no match, as expected")
+    line, text, _rule, captures = found
     if not expect_match:
-        return ExampleResult(
-            kind,
-            number,
-            False,
-            f"matched likely-cause line {picked.line}: {picked.text[:200]}",
-            line=picked.line,
-        )
-    values = rule.values(matched[1])
+        return ExampleResult(kind, number, False, f"matched line {line}: {text[:200]}", line=line)
+    values = rule.values(captures)
     wrong = [
         f"{name}: expected {expected!r}, got {values.get(name)!r}"
         for name, expected in example.fields
@@ -151,5 +145,5 @@ def _run_fatal_line(rule: Rule, example: Example, number: int, *, expect_match: 
     ]
     fields = tuple(values.items())
     if wrong:
-        return ExampleResult(kind, number, False, "; ".join(wrong), fields, picked.line)
-    return ExampleResult(kind, number, True, f"matched likely-cause line {picked.line}", fields, picked.line)
+        return ExampleResult(kind, number, False, "; ".join(wrong), fields, line)
+    return ExampleResult(kind, number, True, f"matched line {line}", fields, line)

@@ -358,3 +358,27 @@ def test_fatal_line_rules_name_a_cause_in_the_kept_window_as_analyze_does(
         "fatal-line.container-image",
         "evidence",
     )
+
+
+# A real log whose likely-cause line (`nvidia-smi failed with return code 18`) only reports a failure: the tier names
+# the line below it, nvidia-smi's own `Failed to initialize NVML: Driver/library version mismatch` (thirteenth round)
+NVML_MISMATCH = (
+    Path(__file__).resolve().parent.parent
+    / "corpus/train/dev-lower/cuda-setup/nvml-mismatch-taskcluster-mozilla-translations-1167.log"
+)
+
+
+def test_the_tier_reads_the_kept_windows_excerpt_as_analyze_does(
+    store: Store, rule_pack: RuleSet, workdir: Path
+) -> None:
+    log = workdir / "train.log"
+    shutil.copyfile(NVML_MISMATCH, log)
+    rule_pack = without_ordinary_explainers(log, rule_pack)
+    scanned_only = RuleSet(tuple(rule for rule in rule_pack if rule.scope is RuleScope.EVERY_LINE))
+    record_report(store, analyze([str(log)], rules=scanned_only))  # before the tier: unexplained
+    [verdict] = analyze([str(log)], rules=rule_pack).verdicts
+    assert verdict.root_cause is not None and verdict.root_cause.evidence.line == 2  # below the likely cause
+    log.unlink()  # only the kept window and message are left
+    found = reanalyze(store, rules=rule_pack)
+    [move] = found.moves
+    assert (move.change, move.after_key, move.source) == ("explained", "fatal-line.cuda-setup", "evidence")
