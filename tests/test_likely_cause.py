@@ -443,6 +443,17 @@ def test_gated_patterns_answer_as_their_ungated_regex_on_every_real_line() -> No
         '{"level": "fatal", "error": "x"}',
         "[12] 4242 killed python serve.py",
         "Request: " + '{"content": "abort abort timeout"}' * 200,
+        # each test runner's failure marker (`_TEST_RUNNER_FAILURE`, asked runner by runner), and near misses
+        "[FAIL] a spec",
+        "[FAILED] [3.2 seconds]",
+        "  [PANICKED!] spec",
+        "FAIL: //pkg:target (see test.log)",
+        "1/3 Test #2: structure-test ......***Failed    0.47 sec",
+        "--- FAIL: TestX/sub (0.00s)",
+        "x_test.cc:12: Failure",
+        "● suite › test",
+        "test_a (mod.Case) ... FAIL",
+        'INFO {"request": "' + "x Failed y FAIL: " * 75 + '"}',
     }
     for path in _train_and_gpu_logs():
         for raw in path.read_text(encoding="utf-8", errors="replace").split("\n"):

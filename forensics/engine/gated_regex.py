@@ -10,6 +10,7 @@ quickly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from forensics.lazy_regex import LazyRegex
@@ -82,6 +83,16 @@ class AnyOf:
         self.pattern = pattern
         self.flags = flags
         self.branches = tuple(GatedRegex(branch, flags, minimum=1) for branch in top_level_branches(pattern))
+
+    @classmethod
+    def of_branches(cls, branches: Sequence[str], flags: int = 0) -> AnyOf:
+        """The alternation of `branches` (each a whole pattern), asked branch by branch: for one that
+        `top_level_branches` would keep whole (a `#` in a branch)."""
+        alternation = cls.__new__(cls)
+        alternation.pattern = "|".join(f"(?:{branch})" for branch in branches)
+        alternation.flags = flags
+        alternation.branches = tuple(GatedRegex(branch, flags, minimum=1) for branch in branches)
+        return alternation
 
     def found(self, string: str) -> bool:
         """`regex.compile(pattern, flags).search(string) is not None`."""
