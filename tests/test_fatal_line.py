@@ -265,6 +265,12 @@ def test_only_patterns_whose_literals_the_line_holds_are_compiled(tmp_path: Path
         ("holdout-r8/container-image/n-mcloud-agent-ansible-ecr-pull-rate-exceeded.log", "toomanyrequests: Rate exceeded", "fatal-line.container-image"),
         # ... and ProcessGroupNCCL's "failed or timed out" decides neither: the NCCL error it wraps does
         ("holdout-r8/nccl-error/n-alpaca-nccl-remote-error-net-ib.log", "Some NCCL operations have failed or timed out", "fatal-line.nccl-error"),
+        # thirteenth round (docs/fatal-line-vocabulary.md): Triton's launcher error is CUDA's, its text names the kind ...
+        ("holdout-r8/cuda-illegal-access/m-sglang-deepseek-v25-cuda-graph-capture-triton-iam.log", "Triton Error [CUDA]: an illegal memory access", "fatal-line.cuda-illegal-access"),
+        # ... HIP's "invalid device function" is a GPU arch with no code object, not any HIP error ...
+        ("holdout-r9/cuda-setup/r-open-oasis-rx6600-hip-invalid-device-function.log", "RuntimeError: HIP error: invalid device function", "fatal-line.cuda-setup"),
+        # ... and c10d's DistNetworkError for a bind that failed is the port's, not the store's
+        ("holdout-r6/port-in-use/j-torchtune-two-finetunes-port-29500.log", "DistNetworkError: The server socket has failed to listen", "fatal-line.port-in-use"),
     ],
 )  # fmt: skip
 def test_the_more_specific_family_names_a_line_two_families_share(
@@ -301,6 +307,11 @@ def test_the_tier_coverage_counts_the_gap_and_the_tier_alone(rule_pack: RuleSet)
         (
             "holdout-r8/unexplained/o-torch-xpu-ops-xdist-worker-crashed.log",
             "worker 'gw4' crashed while running",
+        ),
+        # Ascend's generic ACL_ERROR_FAILURE (500001) names no family; its runtime's own 507xxx codes do (thirteenth round)
+        (
+            "holdout-r9/cuda-setup/r-vllm-ascend-910b2-ge-initialize-platform-info.log",
+            "NPU function error: at_npu::native::AclSetCompileopt",
         ),
     ],
 )
