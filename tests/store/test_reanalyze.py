@@ -326,6 +326,16 @@ def test_a_cached_zip_replaced_by_another_is_not_read(store: Store, recorded: Pa
     assert (move.change, move.after_key, move.source) == ("explained", "dynamo.handler-error", "evidence")
 
 
+def _record_without_the_tier(store: Store, source: Path, log: Path, rules: RuleSet) -> RuleSet:
+    """Copy a real log to `log`, record a night whose pack lacks the fatal-line tier (the test is unexplained), and
+    return the pack with no ordinary rule that explains the log, so that only the tier can name its cause."""
+    shutil.copyfile(source, log)
+    rules = without_ordinary_explainers(log, rules)
+    scanned_only = RuleSet(tuple(rule for rule in rules if rule.scope is RuleScope.EVERY_LINE))
+    record_report(store, analyze([str(log)], rules=scanned_only))  # before the tier: unexplained
+    return rules
+
+
 # A real log (tests/corpus/train) whose likely-cause line the container-image fatal-line rule names: podman's
 # `Error response from daemon: manifest unknown` (the ordinary rule that also reads it is taken out below).
 MANIFEST_UNKNOWN = (
@@ -338,12 +348,9 @@ def test_fatal_line_rules_name_a_cause_in_the_kept_window_as_analyze_does(
     store: Store, rule_pack: RuleSet, workdir: Path
 ) -> None:
     log = workdir / "pull.log"
-    shutil.copyfile(MANIFEST_UNKNOWN, log)
-    rule_pack = without_ordinary_explainers(
-        log, rule_pack
-    )  # the tier alone reads it (an ordinary rule does too)
-    scanned_only = RuleSet(tuple(rule for rule in rule_pack if rule.scope is RuleScope.EVERY_LINE))
-    record_report(store, analyze([str(log)], rules=scanned_only))  # before the tier: unexplained
+    rule_pack = _record_without_the_tier(
+        store, MANIFEST_UNKNOWN, log, rule_pack
+    )  # (an ordinary rule reads it too)
     record_report(store, analyze([str(log)], rules=rule_pack))  # with it: the fatal-line cause
     assert store.query("SELECT cause_kind, cause_key FROM tests ORDER BY id")[1] == (
         "cause",
@@ -372,10 +379,7 @@ def test_the_tier_reads_the_kept_windows_excerpt_as_analyze_does(
     store: Store, rule_pack: RuleSet, workdir: Path
 ) -> None:
     log = workdir / "train.log"
-    shutil.copyfile(NVML_MISMATCH, log)
-    rule_pack = without_ordinary_explainers(log, rule_pack)
-    scanned_only = RuleSet(tuple(rule for rule in rule_pack if rule.scope is RuleScope.EVERY_LINE))
-    record_report(store, analyze([str(log)], rules=scanned_only))  # before the tier: unexplained
+    rule_pack = _record_without_the_tier(store, NVML_MISMATCH, log, rule_pack)
     [verdict] = analyze([str(log)], rules=rule_pack).verdicts
     assert verdict.root_cause is not None and verdict.root_cause.evidence.line == 2  # below the likely cause
     log.unlink()  # only the kept window and message are left
