@@ -23,8 +23,8 @@ ONE_LINE = (
     "capacity of 22.03 GiB of which 1.20 GiB is free.\n"
 )
 # What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
-# the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker (the
-# failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
+# the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker and the
+# fatal-line tier (the failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
 # Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is
 # found without it on Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line
 # log and the redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache
@@ -57,6 +57,7 @@ NEVER = (
     "concurrent.futures",
     "tomllib",
     "forensics.engine.likely",
+    "forensics.engine.fatal_line",
     "forensics.render.markdown",
     "forensics.render.github",
     "forensics.render.history",
@@ -260,3 +261,88 @@ def test_every_dataclass_of_the_package_has_a_docstring() -> None:
             if isinstance(node, ast.ClassDef) and any("dataclass" in d for d in decorators):
                 missing += [] if ast.get_docstring(node) else [f"{path}:{node.lineno} {node.name}"]
     assert missing == []
+
+
+# The one-line run through the program's entry point, counting the patterns whose literal ways were read from the
+# pattern itself (rules/literal_table.py keeps them beside the bytecode), then every stored entry against a fresh read.
+COUNTING_WAYS = """
+import atexit, json, sys
+import forensics.rules.literals as literals
+parsed = []
+original = literals.computed_literal_ways
+def counting(pattern, *, ignore_case):
+    parsed.append(pattern)
+    return original(pattern, ignore_case=ignore_case)
+literals.computed_literal_ways = counting
+atexit.register(lambda: print(json.dumps(len(parsed)), file=sys.stderr))
+from forensics.cli.start import main
+sys.argv = ["ci-forensics", *sys.argv[1:]]
+main()
+"""
+STORED_WAYS_AGREE = """
+import json
+from forensics.rules.literal_table import stored_entries
+from forensics.rules.literals import computed_literal_ways
+entries = stored_entries()
+fresh = {
+    key: tuple(tuple((lit.alternatives, lit.ignore_case) for lit in way) for way in computed_literal_ways(key[0], ignore_case=key[1]))
+    for key in entries
+}
+print(json.dumps({"entries": len(entries), "differ": sorted(key[0] for key in entries if entries[key] != fresh[key])}))
+"""
+
+
+def test_a_warm_one_line_analyze_reads_no_pattern_for_its_literal_ways_and_the_table_holds_fresh_reads(
+    one_line_log: Path, tmp_path: Path
+) -> None:
+    """The probes a CUDA out-of-memory line selects need their patterns' literal ways (engine/scanner.py
+    `possible`): read from each pattern with `re`'s parser on the first run (~1 M instructions a pattern), from the
+    table beside the bytecode after it; nothing is written where bytecode is not; a damaged table is read again."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(
+        PYTHONPYCACHEPREFIX=str(tmp_path / "bytecode"), PYTHONPATH=str(Path(__file__).resolve().parents[1])
+    )
+    report = tmp_path / "report.json"
+
+    def parsed(*, write: bool = True) -> int:
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                COUNTING_WAYS,
+                "analyze",
+                str(one_line_log),
+                "--format",
+                "json",
+                "-o",
+                str(report),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env if write else {**env, "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd=tmp_path,
+        )
+        document = json.loads(report.read_text())
+        assert [test["root_cause"]["rule"] for test in document["tests"]] == ["torch.cuda-oom"]
+        count: int = json.loads(run.stderr.strip().splitlines()[-1])
+        return count
+
+    first = parsed(write=False)
+    tables = list((tmp_path / "bytecode").rglob("_literal_ways.*"))
+    assert first > 0 and tables == []
+    assert parsed() == first
+    (table,) = (tmp_path / "bytecode").rglob("_literal_ways.*")
+    assert parsed() == 0
+    check = subprocess.run(
+        [sys.executable, "-c", STORED_WAYS_AGREE],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert json.loads(check.stdout) == {"entries": first, "differ": []}
+    table.write_bytes(table.read_bytes()[:40])
+    assert parsed() == first
+    assert parsed() == 0

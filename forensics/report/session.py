@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from forensics.engine.fatal_line import likely_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -233,6 +232,8 @@ class InputSession:
     def _with_likely_cause(self, verdict: Verdict, scans: Mapping[tuple[str, str, str], LogScan]) -> Verdict:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
+        # the tiers' code only where a failure no rule explains needs it (tests/test_fixed_cost.py)
+        from forensics.engine.fatal_line import likely_line_cause
         from forensics.engine.likely import choose_among_logs
 
         logs = sorted(_all_logs(verdict.test), key=lambda ref: ref.rank)

@@ -91,7 +91,23 @@ def required_literal_ways(pattern: str, *, ignore_case: bool) -> tuple[tuple[Lit
     literals together: `(?:Error|Exception): .{0,80}CUDA.{0,40}not available|No CUDA GPUs` needs "Error: " or
     "Exception: ", "CUDA" and "not available" (or the other branch's text), where the whole pattern's sets ask
     only for "not available" or that text. One way (the whole pattern's sets) when there is no alternation to
-    split; empty when the pattern cannot be read."""
+    split; empty when the pattern cannot be read. Kept on disk per pattern (`rules/literal_table.py`)."""
+    from forensics.rules.literal_table import WAYS
+
+    stored = WAYS.get(pattern, ignore_case)
+    if stored is not None:
+        return tuple(
+            tuple(Literals(alternatives, insensitive) for alternatives, insensitive in way) for way in stored
+        )
+    ways = computed_literal_ways(pattern, ignore_case=ignore_case)
+    WAYS.put(
+        pattern, ignore_case, tuple(tuple((lit.alternatives, lit.ignore_case) for lit in way) for way in ways)
+    )
+    return ways
+
+
+def computed_literal_ways(pattern: str, *, ignore_case: bool) -> tuple[tuple[Literals, ...], ...]:
+    """`required_literal_ways` read from the pattern itself (no table)."""
     parsed = _parse(pattern, ignore_case=ignore_case, flags=0)
     if parsed is None:
         return ()

@@ -1,0 +1,98 @@
+"""The literal ways of each pattern a run probes (`required_literal_ways`), kept on disk beside the bytecode.
+
+When the pre-filter selects a probe for a line, the scanner asks which literals every way through the pattern's
+alternations needs (`rules/literals.py`), which parses the pattern with `re`'s parser and walks it: ~1 M
+instructions a pattern, ~6 M of a one-line `analyze` (the five patterns a CUDA out-of-memory line selects). The
+answer is a fixed function of the pattern, its case-insensitivity, `rules/literals.py` and the interpreter's `re`,
+so it is kept as `regex_code` keeps compiled patterns: a marshal table in `__pycache__/` (or `sys.pycache_prefix`)
+keyed by (pattern, ignore_case), in a file whose header names the interpreter (its bytecode magic number and
+version) and `rules/literals.py` (its size and modification time, as Python checks a module's bytecode). A miss is
+computed as before and the table written back at exit (never where bytecode writing is off:
+`PYTHONDONTWRITEBYTECODE`, `-B`); a missing, unreadable, corrupt or foreign file reads as empty.
+`tests/test_fixed_cost.py` checks that a warm run parses no pattern and that every stored entry equals a fresh
+computation.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from forensics.code_table import read_table, write_table
+
+_NAME = "_literal_ways.py"  # not a module: the name `cache_from_source` turns into the table's path
+_MAX_ENTRIES = 4096  # past this the table starts again from this run's entries (patterns no run uses age out)
+
+# One way's literal sets as plain values: ((alternatives, ignore_case), ...) per way.
+StoredWays = tuple[tuple[tuple[tuple[str, ...], bool], ...], ...]
+
+
+class _LiteralWays:
+    """(pattern, ignore_case) → the pattern's literal ways, loaded on the first lookup, written back at exit."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = path
+        self.entries: dict[tuple[str, bool], StoredWays] | None = None
+        self.used: dict[tuple[str, bool], StoredWays] = {}
+        self.header = b""
+        self.added = False
+
+    def get(self, pattern: str, ignore_case: bool) -> StoredWays | None:
+        if self.entries is None:
+            self.header = _header()
+            self.entries = read_table(self.path, self.header)
+        found = self.entries.get((pattern, ignore_case))
+        if found is not None:
+            self.used[(pattern, ignore_case)] = found
+        return found
+
+    def put(self, pattern: str, ignore_case: bool, ways: StoredWays) -> None:
+        if self.entries is None:
+            return
+        self.entries[(pattern, ignore_case)] = self.used[(pattern, ignore_case)] = ways
+        if not self.added and self.path is not None and self.header and not sys.dont_write_bytecode:
+            self.added = True
+            import atexit
+
+            atexit.register(self.save)
+
+    def save(self) -> None:
+        """Write the table (this run's entries and what the file held) atomically; a failure leaves it as it was."""
+        if self.path is None or self.entries is None or not self.header:
+            return
+        write_table(self.path, self.header, self.entries if len(self.entries) <= _MAX_ENTRIES else self.used)
+
+
+def _header() -> bytes:
+    """What the entries depend on; empty (nothing read or written) when `rules/literals.py` cannot be found."""
+    from importlib.util import MAGIC_NUMBER
+
+    try:
+        source = os.stat(os.path.join(os.path.dirname(os.path.abspath(__file__)), "literals.py"))
+    except OSError:
+        return b""
+    return b"ci-forensics literal ways\n%s\n%s\n%d %d\n" % (
+        MAGIC_NUMBER,
+        sys.version.encode(),
+        source.st_size,
+        source.st_mtime_ns,
+    )
+
+
+def _table_path() -> str | None:
+    """Where Python would keep the bytecode of a module beside this one; None where it keeps none."""
+    from importlib.util import cache_from_source
+
+    try:
+        return cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME))
+    except NotImplementedError:  # no cache tag: this Python caches no bytecode
+        return None
+
+
+WAYS = _LiteralWays(_table_path())
+
+
+def stored_entries() -> dict[Any, Any]:
+    """The table as the file holds it now (for tests: every entry is compared with a fresh computation)."""
+    return read_table(_table_path(), _header())
