@@ -30,7 +30,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from forensics.code_table import read_table, write_table
+from forensics.code_table import read_table, table_path, write_table
 
 if TYPE_CHECKING:
     import regex
@@ -213,12 +213,7 @@ def _compile_and_record(pattern: str, flags: int) -> tuple[regex.Pattern[str], b
 
 def _table_path() -> str | None:
     """Where Python would keep the bytecode of a module beside this one; None where it keeps none."""
-    from importlib.util import cache_from_source
-
-    try:
-        return cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME))
-    except NotImplementedError:  # no cache tag: this Python caches no bytecode
-        return None
+    return table_path(__file__, _NAME)
 
 
 _PATTERNS = _CompiledPatterns(_table_path())

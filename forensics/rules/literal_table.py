@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from forensics.code_table import read_table, write_table
+from forensics.code_table import read_table, table_path, write_table
 
 _NAME = "_literal_ways.py"  # not a module: the name `cache_from_source` turns into the table's path
 _MAX_ENTRIES = 4096  # past this the table starts again from this run's entries (patterns no run uses age out)
@@ -82,12 +82,7 @@ def _header() -> bytes:
 
 def _table_path() -> str | None:
     """Where Python would keep the bytecode of a module beside this one; None where it keeps none."""
-    from importlib.util import cache_from_source
-
-    try:
-        return cache_from_source(os.path.join(os.path.dirname(os.path.abspath(__file__)), _NAME))
-    except NotImplementedError:  # no cache tag: this Python caches no bytecode
-        return None
+    return table_path(__file__, _NAME)
 
 
 WAYS = _LiteralWays(_table_path())
