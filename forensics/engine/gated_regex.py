@@ -79,20 +79,19 @@ class AnyOf:
 
     __slots__ = ("branches", "flags", "pattern")
 
-    def __init__(self, pattern: str, flags: int = 0) -> None:
+    def __init__(self, pattern: str, flags: int = 0, branches: Sequence[str] | None = None) -> None:
         self.pattern = pattern
         self.flags = flags
-        self.branches = tuple(GatedRegex(branch, flags, minimum=1) for branch in top_level_branches(pattern))
+        self.branches = tuple(
+            GatedRegex(branch, flags, minimum=1)
+            for branch in (top_level_branches(pattern) if branches is None else branches)
+        )
 
     @classmethod
     def of_branches(cls, branches: Sequence[str], flags: int = 0) -> AnyOf:
         """The alternation of `branches` (each a whole pattern), asked branch by branch: for one that
         `top_level_branches` would keep whole (a `#` in a branch)."""
-        alternation = cls.__new__(cls)
-        alternation.pattern = "|".join(f"(?:{branch})" for branch in branches)
-        alternation.flags = flags
-        alternation.branches = tuple(GatedRegex(branch, flags, minimum=1) for branch in branches)
-        return alternation
+        return cls("|".join(f"(?:{branch})" for branch in branches), flags, branches)
 
     def found(self, string: str) -> bool:
         """`regex.compile(pattern, flags).search(string) is not None`."""
