@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import builtins
 import dataclasses
-import sys
 from typing import Any
 
-from forensics.code_table import read_table, table_path, write_table
+from forensics.code_table import DiskTable, table_path
 
 _NAME = "_dataclass_methods.py"  # not a module: the name `cache_from_source` turns into the table's path
 _MAX_ENTRIES = (
@@ -38,36 +37,19 @@ class _CompiledSources:
     """Source text → code, loaded on the first `exec` and written back at exit when it grew."""
 
     def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.codes: dict[str, Any] | None = None
-        self.used: dict[str, Any] = {}
-        self.added = False
+        self.table = DiskTable(path, _MAX_ENTRIES)
 
     def exec(self, source: Any, /, *args: Any, **kwargs: Any) -> Any:
         """`exec` for `dataclasses`: a source text's code comes from the table when it is there."""
         if not isinstance(source, str):
             return builtins.exec(source, *args, **kwargs)
-        if self.codes is None:
-            self.codes = self._load()
-        code = self.codes.get(source)
+        if not self.table.loaded:
+            self.table.load(_magic())
+        code = self.table.get(source)
         if code is None:
-            code = self.codes[source] = compile(source, "<string>", "exec", dont_inherit=True)
-            if not self.added and self.path is not None and not sys.dont_write_bytecode:
-                self.added = True
-                import atexit
-
-                atexit.register(self.save)
-        self.used[source] = code
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            self.table.add(source, code)
         return builtins.exec(code, *args, **kwargs)
-
-    def _load(self) -> dict[str, Any]:
-        return read_table(self.path, _magic())
-
-    def save(self) -> None:
-        """Write the table (this run's code and what the file held) atomically; any failure leaves it as it was."""
-        if self.path is None or self.codes is None:
-            return
-        write_table(self.path, _magic(), self.codes if len(self.codes) <= _MAX_ENTRIES else self.used)
 
 
 def _magic() -> bytes:

@@ -30,7 +30,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from forensics.code_table import read_table, table_path, write_table
+from forensics.code_table import DiskTable, table_path
 
 if TYPE_CHECKING:
     import regex
@@ -51,13 +51,9 @@ class _CompiledPatterns:
     """(pattern, flags) → the engine's arguments, loaded on the first compile and written back at exit."""
 
     def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.entries: dict[tuple[str, int], bytes] | None = None
-        self.used: dict[tuple[str, int], bytes] = {}
+        self.table = DiskTable(path, _MAX_ENTRIES)
         self.compiled: dict[tuple[str, int], regex.Pattern[str]] = {}
         self.engine: Any = None
-        self.header = b""
-        self.added = False
         self.lock = threading.Lock()
 
     def compile(self, pattern: str, flags: int) -> regex.Pattern[str]:
@@ -67,9 +63,10 @@ class _CompiledPatterns:
         if compiled is not None:
             return compiled
         with self.lock:
-            if self.entries is None:
-                self.entries = self._load()
-            stored = self.entries.get(key)
+            if not self.table.loaded:  # the table, if its file names this interpreter and this `regex`
+                self.engine, header = _engine()  # the engine is loaded either way
+                self.table.load(header)
+            stored = self.table.get(key)
             if stored is not None and _default_version_unchanged():
                 try:
                     compiled = self.engine.compile(pattern, *marshal.loads(stored))
@@ -82,34 +79,13 @@ class _CompiledPatterns:
             if compiled is None:
                 compiled, stored = _compile_and_record(pattern, flags)
                 if stored is not None:
-                    self.entries[key] = stored
-                    self._save_at_exit()
-            if stored is not None:
-                self.used[key] = stored
+                    self.table.add(key, stored)
             self.compiled[key] = compiled
             return compiled
 
     def reset_lock(self) -> None:
         """A fresh lock (in a forked child: the parent's may have been held by a thread the child does not have)."""
         self.lock = threading.Lock()
-
-    def _save_at_exit(self) -> None:
-        if not self.added and self.path is not None and self.header and not sys.dont_write_bytecode:
-            self.added = True
-            import atexit
-
-            atexit.register(self.save)
-
-    def _load(self) -> dict[tuple[str, int], bytes]:
-        """The table, if its file names this interpreter and this `regex`; the engine is loaded either way."""
-        self.engine, self.header = _engine()
-        return read_table(self.path, self.header)
-
-    def save(self) -> None:
-        """Write the table (this run's entries and what the file held) atomically; a failure leaves it as it was."""
-        if self.path is None or self.entries is None or not self.header:
-            return
-        write_table(self.path, self.header, self.entries if len(self.entries) <= _MAX_ENTRIES else self.used)
 
 
 def _engine() -> tuple[Any, bytes]:

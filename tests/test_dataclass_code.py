@@ -107,12 +107,12 @@ def test_classes_made_through_the_cache_are_ordinary_frozen_slotted_dataclasses(
     dataclasses.exec = sources.exec  # type: ignore[attr-defined]
     try:
         compiled = make()
-        sources.save()
+        sources.table.save()
         assert table.exists()
         warm = dataclass_code._CompiledSources(str(table))
         dataclasses.exec = warm.exec  # type: ignore[attr-defined]
         cached = make()
-        assert warm.codes is not None and not warm.added  # every method came from the file
+        assert warm.table.loaded and not warm.table.added  # every method came from the file
     finally:
         if original is None:
             del dataclasses.exec  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ import os
 import sys
 from typing import Any
 
-from forensics.code_table import read_table, table_path, write_table
+from forensics.code_table import DiskTable, read_table, table_path
 
 _NAME = "_literal_ways.py"  # not a module: the name `cache_from_source` turns into the table's path
 _MAX_ENTRIES = 4096  # past this the table starts again from this run's entries (patterns no run uses age out)
@@ -32,36 +32,16 @@ class _LiteralWays:
     """(pattern, ignore_case) → the pattern's literal ways, loaded on the first lookup, written back at exit."""
 
     def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.entries: dict[tuple[str, bool], StoredWays] | None = None
-        self.used: dict[tuple[str, bool], StoredWays] = {}
-        self.header = b""
-        self.added = False
+        self.table = DiskTable(path, _MAX_ENTRIES)
 
     def get(self, pattern: str, ignore_case: bool) -> StoredWays | None:
-        if self.entries is None:
-            self.header = _header()
-            self.entries = read_table(self.path, self.header)
-        found = self.entries.get((pattern, ignore_case))
-        if found is not None:
-            self.used[(pattern, ignore_case)] = found
+        if not self.table.loaded:
+            self.table.load(_header())
+        found: StoredWays | None = self.table.get((pattern, ignore_case))
         return found
 
     def put(self, pattern: str, ignore_case: bool, ways: StoredWays) -> None:
-        if self.entries is None:
-            return
-        self.entries[(pattern, ignore_case)] = self.used[(pattern, ignore_case)] = ways
-        if not self.added and self.path is not None and self.header and not sys.dont_write_bytecode:
-            self.added = True
-            import atexit
-
-            atexit.register(self.save)
-
-    def save(self) -> None:
-        """Write the table (this run's entries and what the file held) atomically; a failure leaves it as it was."""
-        if self.path is None or self.entries is None or not self.header:
-            return
-        write_table(self.path, self.header, self.entries if len(self.entries) <= _MAX_ENTRIES else self.used)
+        self.table.add((pattern, ignore_case), ways)
 
 
 def _header() -> bytes:
