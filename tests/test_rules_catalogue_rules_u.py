@@ -238,6 +238,43 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "16:26:52-725979 ERROR    Triton: InductorError",
         "vladmandic/sdnext modules/devices.py test_triton (holdout-r10/compile-failed/u-sdnext-…)",
     ),
+    (
+        "model.unsupported-architecture",
+        "ValueError: GGUF model with architecture deepseek2 is not supported yet.",
+        "huggingface/transformers src/transformers/modeling_gguf_pytorch_utils.py load_gguf_checkpoint",
+    ),
+    (
+        "model.unsupported-architecture",
+        "ValueError: Unknown quantization type, got fp8 - supported types are: ['awq', 'bitsandbytes_4bit', 'bitsandbytes_8bit', 'gptq']",
+        "huggingface/transformers src/transformers/quantizers/auto.py",
+    ),
+    # segfault, python-environment on Windows
+    (
+        "machine.segfault",
+        "Windows fatal exception: access violation",
+        "CPython Modules/faulthandler.c faulthandler_exc_handler (STATUS_ACCESS_VIOLATION)",
+    ),
+    (
+        "python.undefined-symbol",
+        'OSError: [WinError 127] The specified procedure could not be found. Error loading "C:\\Python311\\Lib\\site-packages\\torch\\lib\\shm.dll" or one of its dependencies.',
+        "pytorch torch/__init__.py _load_dll_libraries (ERROR_PROC_NOT_FOUND)",
+    ),
+    (
+        "python.torchvision-ops-missing",
+        "RuntimeError: Detected that PyTorch and torchvision were compiled with different CUDA major versions. PyTorch has CUDA Version=11.8 and torchvision has CUDA Version=12.1. Please reinstall the torchvision that matches your PyTorch install.",
+        "pytorch/vision torchvision/extension.py _check_cuda_version",
+    ),
+    # nccl-error: XLA's wrapper
+    (
+        "nccl.cuda-error",
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:297: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda error (run with NCCL_DEBUG=INFO for details). Last NCCL warning(error) log entry (may be unrelated) ''.",
+        "openxla/xla XLA_NCCL_STATUS ('NCCL operation %s failed: %s. Last NCCL warning(error) log entry (may be unrelated) '%s'.')",
+    ),
+    (
+        "nccl.system-error",
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled system error (run with NCCL_DEBUG=INFO for details). Last NCCL warning(error) log entry (may be unrelated) ''.",
+        "openxla/xla XLA_NCCL_STATUS with ncclSystemError",
+    ),
     # max-model-len, port-in-use: the neighbours' wordings
     (
         "vllm.max-model-len-too-large",
