@@ -124,6 +124,17 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 63.98 GiB of which 1.20 GiB is free.",
         "pytorch c10/cuda/CUDACachingAllocator.cpp hipified (ROCm builds)",
     ),
+    (
+        "cuda.framework-oom",
+        "RuntimeError: Could not allocate tensor with 4915840 bytes. There is not enough GPU video memory available!",
+        "torch-directml's allocator (Windows / WSL through DirectML)",
+    ),
+    # cuda-illegal-access: Apple's GPU page fault
+    (
+        "cuda.illegal-memory-access",
+        "libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Caused GPU Address Fault Error (0000000b:kIOGPUCommandBufferCallbackErrorPageFault)",
+        "ml-explore/mlx mlx/backend/metal/device.cpp with IOGPU's page-fault error",
+    ),
     # host-oom: ggml's host buffers
     (
         "machine.host-alloc-failed",
