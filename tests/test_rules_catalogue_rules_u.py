@@ -214,6 +214,24 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         ],
         "bitsandbytes 0.39.1 bitsandbytes/cuda_setup/main.py run_cuda_setup (its add_log_entry lines, banner included)",
     ),
+    (
+        "python.cpp-extension-toolchain",
+        [
+            "      The detected CUDA version (11.8) mismatches the version that was used to compile",
+            "      PyTorch (12.1). Please make sure to use the same CUDA versions.",
+        ],
+        "pytorch torch/utils/cpp_extension.py _check_cuda_version (CUDA_MISMATCH_MESSAGE's two lines under pip's build output)",
+    ),
+    (
+        "python.cpp-extension-toolchain",
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+        "pytorch torch/utils/cpp_extension.py _join_cuda_home",
+    ),
+    (
+        "python.cpp-extension-toolchain",
+        "RuntimeError: Ninja is required to load C++ extensions",
+        "pytorch torch/utils/cpp_extension.py verify_ninja_availability (torch 1.x wording)",
+    ),
     # model-config: transformers, llama.cpp's vocabulary, Ollama's registry
     (
         "model.model-type-keyerror",
@@ -379,6 +397,13 @@ NEAR_MISSES = [
             "[2025-03-01 10:00:00] WARNING model_config.py:242: Warning: User-specified context_length (65536) is greater than the derived context_length (32768). This may lead to incorrect model outputs or CUDA errors."
         ],
         id="sglang-context-length-override-warning",
+    ),
+    pytest.param(
+        "python.cpp-extension-toolchain",
+        [
+            "UserWarning: The detected CUDA version (12.4) has a minor version mismatch with the version that was used to compile PyTorch (12.1). Most likely this shouldn't be a problem."
+        ],
+        id="cpp-extension-minor-cuda-mismatch-warning",
     ),
     pytest.param(
         "fatal-line.no-gpu",
