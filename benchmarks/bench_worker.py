@@ -3,9 +3,9 @@
 Takes every --every-th log of a zip artifact (a `--jobs N` worker's share is about every N-th), compiles the
 rules as `analyze` does before forking, and times each part of the scan alone over the same bytes, CPU seconds of
 this process, best of --repeat, printed per GiB of logs: inflating (the floor's own work), the pre-filter's
-search alone (first match, then again after that line), counting line breaks (as the scanner counts them:
-StringZilla where installed), `scan_stream` over the inflated bytes held in memory, `scan_stream` from the zip (a
-worker's whole scan), and the likely-cause re-read of every log of the share (an upper bound: `analyze` re-reads
+search alone (the scanner's walk: the next line holding a literal, again and again), counting line breaks (as
+the scanner counts them: StringZilla where installed), `scan_stream` over the inflated bytes held in memory,
+`scan_stream` from the zip (a worker's whole scan), and the likely-cause re-read of every log of the share (an upper bound: `analyze` re-reads
 only unexplained failures' logs). What `scan_stream` costs beyond the search and the counting is Python per block
 and per candidate line. Prints figures; asserts nothing.
 
@@ -106,7 +106,7 @@ def main() -> None:
     scan_memory()  # compiles the patterns the share's candidate lines need, as a worker's first logs do
     parts = (
         ("inflating (the floor's work)", inflate),
-        ("pre-filter search alone (first match, next line)", search),
+        ("pre-filter search alone (the scanner's walk)", search),
         ("counting line breaks", count),
         ("scan_stream, logs in memory", scan_memory),
         ("scan_stream from the zip (a worker's scan)", scan_zip),
