@@ -5,9 +5,9 @@ rules as `analyze` does before forking, and times each part of the scan alone ov
 this process, best of --repeat, printed per GiB of logs: inflating (the floor's own work), the pre-filter's
 search alone (the scanner's walk: the next line holding a literal, again and again), counting line breaks (as
 the scanner counts them: StringZilla where installed), `scan_stream` over the inflated bytes held in memory,
-`scan_stream` from the zip (a worker's whole scan), and the likely-cause re-read of every log of the share (an upper bound: `analyze` re-reads
-only unexplained failures' logs). What `scan_stream` costs beyond the search and the counting is Python per block
-and per candidate line. Prints figures; asserts nothing.
+`scan_stream` from the zip (a worker's whole scan), and the likely-cause re-read of every log of the share (an
+upper bound: `analyze` re-reads only unexplained failures' logs). What `scan_stream` costs beyond the search and
+the counting is Python per block and per candidate line. Prints figures; asserts nothing.
 
 Usage: python benchmarks/bench_worker.py ZIP [--every 8] [--repeat 2]
 """
