@@ -321,6 +321,9 @@ def _match_end(match: tuple[int, int]) -> int:
     return match[0]
 
 
+_Record = tuple[bytes | None, int, int, list[tuple[int, int]], bool]  # `_HyperscanFind`'s scan of a block
+
+
 def _every_match(ident: int, _start: int, _end: int, _flags: int, found: set[int]) -> None:
     found.add(ident)
 
@@ -339,12 +342,8 @@ class _HyperscanFind:
     first match by raising `ScanTerminated`) saves ~8 µs a candidate line (benchmarks/bench_multiliteral.py)."""
 
     __slots__ = (
-        "_base",
-        "_block",
-        "_complete",
-        "_end",
-        "_found",
         "_lengths",
+        "_record",
         "_scan",
         "_stopped",
         "_verify",
@@ -383,12 +382,10 @@ class _HyperscanFind:
         self._scan = database.scan
         self._stopped = hyperscan.ScanTerminated
         self._verify = verify
-        # the block last scanned (held so that its id cannot be reused), the span scanned, its matches (end
-        # relative to `_base`, id) in order of end, and whether the scan went to `_end` (not stopped early)
-        self._block: bytes | None = None
-        self._base = self._end = 0
-        self._found: list[tuple[int, int]] = []
-        self._complete = True
+        # the block last scanned (held so that its id cannot be reused), the span scanned (from, to), its matches
+        # (end relative to from, id) in order of end, and whether the scan went to the span's end: one tuple, read
+        # once a call, so that scans from two threads can only replace it, never mix two blocks' records
+        self._record: _Record = (None, 0, 0, [], True)
 
     def literals_in(self, line: bytes) -> set[int]:
         """The ids (positions in `expressions`) of every literal `line` holds, Kelvin sign and long s aside: the
@@ -399,19 +396,20 @@ class _HyperscanFind:
         return found
 
     def __call__(self, data: bytes, pos: int, endpos: int) -> int:
+        record = self._record
         while pos < endpos:
-            if data is not self._block or endpos != self._end or pos < self._base:
-                self._scan_block(data, pos, endpos)
-            found = self._found
-            base = self._base
+            block, base, scanned_to, found, complete = record
+            if data is not block or endpos != scanned_to or pos < base:
+                record = self._scan_block(data, pos, endpos)
+                continue
             at = bisect.bisect_right(found, pos - base, key=_match_end)  # the first match ending after `pos`
             lengths = self._lengths
             while at < len(found) and base + found[at][0] - lengths[found[at][1]] < pos:
                 at += 1  # one that starts before `pos` (asked from within a line) is not in `data[pos:]`
             if at == len(found):
-                if self._complete:
+                if complete:
                     return -1
-                self._scan_block(data, pos, endpos)  # the recorded matches are passed: scan on from `pos`
+                record = self._scan_block(data, pos, endpos)  # the recorded matches are passed: on from `pos`
                 continue
             end, ident = found[at]
             start = base + end - lengths[ident]
@@ -426,7 +424,7 @@ class _HyperscanFind:
             pos = line_end + 1
         return -1
 
-    def _scan_block(self, data: bytes, pos: int, endpos: int) -> None:
+    def _scan_block(self, data: bytes, pos: int, endpos: int) -> _Record:
         """Record the matches in `data[pos:endpos]`, up to `SCAN_MATCHES` of them."""
         found: list[tuple[int, int]] = []
         try:
@@ -435,7 +433,9 @@ class _HyperscanFind:
         except self._stopped:
             complete = False
         found.sort()  # by end (Hyperscan reports in that order; sorting a sorted list is one pass)
-        self._block, self._base, self._end, self._found, self._complete = data, pos, endpos, found, complete
+        record: _Record = (data, pos, endpos, found, complete)
+        self._record = record
+        return record
 
 
 def _database_key(hyperscan: Any, expressions: Sequence[bytes], flags: Sequence[int]) -> str:
