@@ -683,11 +683,17 @@ def tool_versions(bench: Bench) -> str:
 
 def prefilter_engine() -> str:
     """Which search the scanner's pre-filter uses past its first 16 KiB (engine/prefilter.py): Hyperscan where
-    it is installed (an x86-64 or macOS arm64 wheel), RE2 otherwise."""
+    it is installed (an x86-64 or macOS arm64 wheel), RE2 otherwise; and what counts a big block's line breaks
+    (engine/scanner.py): StringZilla where installed, `bytes.count` otherwise."""
     try:
-        return f"pre-filter: hyperscan {importlib.metadata.version('hyperscan')}"
+        search = f"pre-filter: hyperscan {importlib.metadata.version('hyperscan')}"
     except importlib.metadata.PackageNotFoundError:
-        return "pre-filter: RE2 (hyperscan not installed)"
+        search = "pre-filter: RE2 (hyperscan not installed)"
+    try:
+        count = f"line count: stringzilla {importlib.metadata.version('stringzilla')}"
+    except importlib.metadata.PackageNotFoundError:
+        count = "line count: bytes.count (stringzilla not installed)"
+    return f"{search}, {count}"
 
 
 def machine() -> str:

@@ -3,10 +3,11 @@
 Takes every --every-th log of a zip artifact (a `--jobs N` worker's share is about every N-th), compiles the
 rules as `analyze` does before forking, and times each part of the scan alone over the same bytes, CPU seconds of
 this process, best of --repeat, printed per GiB of logs: inflating (the floor's own work), the pre-filter's
-search alone (first match, then again after that line), counting line breaks, `scan_stream` over the inflated
-bytes held in memory, `scan_stream` from the zip (a worker's whole scan), and the likely-cause re-read of every
-log of the share (an upper bound: `analyze` re-reads only unexplained failures' logs). What `scan_stream` costs
-beyond the search and the counting is Python per block and per candidate line. Prints figures; asserts nothing.
+search alone (the scanner's walk: the next line holding a literal, again and again), counting line breaks (as
+the scanner counts them: StringZilla where installed), `scan_stream` over the inflated bytes held in memory,
+`scan_stream` from the zip (a worker's whole scan), and the likely-cause re-read of every log of the share (an
+upper bound: `analyze` re-reads only unexplained failures' logs). What `scan_stream` costs beyond the search and
+the counting is Python per block and per candidate line. Prints figures; asserts nothing.
 
 Usage: python benchmarks/bench_worker.py ZIP [--every 8] [--repeat 2]
 """
@@ -21,7 +22,7 @@ from pathlib import Path
 
 from artifacts import MIB
 
-from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream
+from forensics.engine.scanner import CompiledRules, ScanLimits, bytes_count, line_counter, scan_stream
 from forensics.inputs.archive import ZipArchive
 from forensics.report.session import _read_likely
 from forensics.rules.loader import load_rules
@@ -87,7 +88,7 @@ def main() -> None:
 
     def count() -> None:
         for block in blocks:
-            block.count(b"\n")
+            line_counter(len(block))(block, 0, len(block))
 
     def scan_memory() -> None:
         for data in logs:
@@ -105,7 +106,7 @@ def main() -> None:
     scan_memory()  # compiles the patterns the share's candidate lines need, as a worker's first logs do
     parts = (
         ("inflating (the floor's work)", inflate),
-        ("pre-filter search alone (first match, next line)", search),
+        ("pre-filter search alone (the scanner's walk)", search),
         ("counting line breaks", count),
         ("scan_stream, logs in memory", scan_memory),
         ("scan_stream from the zip (a worker's scan)", scan_zip),
@@ -113,7 +114,9 @@ def main() -> None:
     )
     print(
         f"{options.artifact.name}: {len(names)} logs, {total / MIB:.0f} MiB (every {options.every}th), "
-        f"pre-filter: {pattern.engine}; CPU s, best of {options.repeat}"
+        f"pre-filter: {pattern.engine}; line count: "
+        f"{'bytes.count' if line_counter(limits.block_size) is bytes_count else 'stringzilla'}; "
+        f"CPU s, best of {options.repeat}"
     )
     print(f"  {'part':<52} {'CPU s':>7} {'per GiB':>8}")
     for label, work in parts:

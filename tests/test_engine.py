@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import re
 from pathlib import Path
 
 import pytest
 import re2  # type: ignore[import-untyped]
+from hypothesis import given
+from hypothesis import strategies as st
 
 from forensics.engine.prefilter import first_match_finder
-from forensics.engine.scanner import CompiledRules, ScanLimits, scan_stream, scan_text
+from forensics.engine.scanner import (
+    SIMD_COUNT_BYTES,
+    CompiledRules,
+    ScanLimits,
+    bytes_count,
+    line_counter,
+    scan_stream,
+    scan_text,
+)
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.model import LogRef, Status, TestCase
@@ -245,6 +256,24 @@ def test_small_blocks_give_the_same_line_numbers_and_excerpts(tmp_path: Path) ->
     first = whole.hits[0][0]
     assert [line.number for line in first.excerpt] == [1231, 1232, 1233, 1234, 1235, 1236]
     assert first.captures == (("n", "42"),)
+
+
+def test_a_big_block_is_counted_by_stringzilla_where_installed_and_a_small_one_by_bytes_count() -> None:
+    big = line_counter(SIMD_COUNT_BYTES)
+    assert line_counter(SIMD_COUNT_BYTES - 1) is bytes_count
+    assert (big is bytes_count) == (importlib.util.find_spec("stringzilla") is None)
+
+
+@given(
+    st.binary(max_size=300).map(lambda raw: raw.replace(b"\r", b"\n")),
+    st.integers(min_value=0, max_value=320),
+    st.integers(min_value=0, max_value=320),
+)
+def test_every_line_counter_counts_what_bytes_count_counts(data: bytes, start: int, end: int) -> None:
+    """The scanner's and the re-read's ranges lie within the block; beyond it both clamp as slicing does."""
+    data *= 300  # past SIMD_COUNT_BYTES at the longest: StringZilla's vector loop and its scalar tail
+    for begin, stop in ((start, end), (start * 250, end * 300), (0, len(data)), (len(data) - end, len(data))):
+        assert line_counter(SIMD_COUNT_BYTES)(data, begin, stop) == data.count(b"\n", begin, stop)
 
 
 @pytest.mark.parametrize("hyperscan", [True, False], ids=["hyperscan", "re2"])

@@ -25,7 +25,8 @@ ONE_LINE = (
 # What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
 # the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker and the
 # fatal-line tier (the failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
-# Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), platformdirs (the cache folder is
+# Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), StringZilla (a small block's line
+# breaks are counted by `bytes.count`: engine/scanner.py), platformdirs (the cache folder is
 # found without it on Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line
 # log and the redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache
 # is found by the rule files' stat, rules/cache.py).
@@ -39,6 +40,7 @@ NEVER = (
     "lzma",
     "re2",
     "hyperscan",
+    "stringzilla",
     *(["platformdirs"] if sys.platform == "linux" else []),
     "requests",
     "urllib3",

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from forensics.engine.normalize import visible_line
-from forensics.engine.prefilter import LiteralSearch, Prefilter, ProbeSelector, first_match_finder
+from forensics.engine.prefilter import (
+    SCAN_MATCHES,
+    LiteralSearch,
+    Prefilter,
+    ProbeSelector,
+    first_match_finder,
+)
 from forensics.engine.scanner import CompiledRules, scan_stream
 from forensics.rules.literals import Literals, required_literals
 from forensics.rules.model import RuleSet
@@ -150,6 +156,33 @@ def test_case_insensitive_literals_agree_and_a_non_ascii_line_goes_to_the_automa
         selector.select("worker KILLED, socket timeout") == [1] and selector.compiled
     )  # its budget is spent
     assert selector.select("Worker killed") == [0]
+
+
+def test_hyperscan_s_one_scan_a_block_finds_re2_s_lines_past_the_matches_one_scan_records() -> None:
+    """One scan records at most SCAN_MATCHES matches; a block holding more is scanned again from the line asked
+    for once they are passed: lines dense with matches, one line holding thousands, and lines without any."""
+    literal_sets: list[Literals | None] = [
+        required_literals("Worker killed", ignore_case=False),
+        required_literals("socket timeout", ignore_case=True),
+    ]
+    lines = [
+        b"Worker killed, Socket Timeout, worker killed: Worker killed" if n % 3 else b"all good"
+        for n in range(3000)
+    ]
+    lines[1000] = b"SOCKET TIMEOUT " * (2 * SCAN_MATCHES) + b"Worker killed"
+    lines[2000] = b"quiet " * 5000
+    data = b"\n".join(lines) + b"\n"
+    re2_find, hyperscan_find = _finders(literal_sets)
+    starts = line_starts(re2_find, data)
+    assert len(starts) == 1999 and data.count(b"Worker killed") > 2 * SCAN_MATCHES
+    assert line_starts(hyperscan_find, data) == starts
+
+    def line_of(found: int) -> int:
+        return -1 if found < 0 else data.rfind(b"\n", 0, found) + 1
+
+    for cut in range(0, len(data), 997):  # from positions within lines too, and back to an earlier one
+        assert line_of(hyperscan_find(data, cut, len(data))) == line_of(re2_find(data, cut, len(data))), cut
+        assert line_of(hyperscan_find(data, 0, cut)) == line_of(re2_find(data, 0, cut)), cut
 
 
 def test_a_literal_search_compiles_the_automaton_once_past_its_byte_budget() -> None:

@@ -18,7 +18,7 @@ from forensics.engine.likely import (
     says_something,
 )
 from forensics.engine.normalize import visible_line
-from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
+from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text, line_counter
 from forensics.model import ExcerptLine
 
 # Every line the picker can act on holds one of these (a superset: matched without case); a line without
@@ -140,26 +140,28 @@ def _feed_block(
     position = 0
     counted_to = 0
     size = len(block)
+    count = line_counter(size)
     while position < size and not picker.done:
         if picker.collecting:
             start = position
+            number += block.count(
+                b"\n", counted_to, start
+            )  # one line's break: `bytes.count` is the cheaper call
             before = None
         else:
             match = pattern.search(block, position)
             if match is None:
                 break
             start = block.rfind(b"\n", 0, match.start()) + 1
-            before = _lines_before(
-                _head_before(above, block, start), number + block.count(b"\n", counted_to, start)
-            )
+            number += count(block, counted_to, start)
+            before = _lines_before(_head_before(above, block, start), number)
         end = block.find(b"\n", start)
-        number += block.count(b"\n", counted_to, start)
         counted_to = start
         picker.feed(
             number, block[start : min(end, start + max_line)].decode("utf-8", "replace"), before=before
         )
         position = end + 1
-    return number + block.count(b"\n", counted_to)
+    return number + count(block, counted_to, size)
 
 
 def _head_before(above: bytes, block: bytes, start: int) -> bytes:

@@ -6,12 +6,13 @@ decoded, and each probe keeps at most one hit per level.
 
 from __future__ import annotations
 
+import importlib
 import io
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, BinaryIO, overload
+from typing import TYPE_CHECKING, Any, BinaryIO, overload
 
 from forensics.engine.decode import utf8_stream
 from forensics.engine.normalize import (
@@ -42,6 +43,44 @@ KEPT_TEXT_FACTOR = 4
 _Gate = tuple[
     tuple[tuple[str, ...], bool], ...
 ]  # literal sets (with their case-insensitivity): one of each needed
+
+
+# Every byte of a scanned log is counted for line breaks (hits and the last error line carry line numbers, the
+# report each log's line count). CPython's `bytes.count` of one byte is a byte-by-byte loop (~2.3 GB/s a core on the
+# benchmark's healthy mix, ~0.4 CPU s a GiB); StringZilla's (the `stringzilla` wheel) counts with the CPU's vector
+# units, ~10 GB/s on the same lines, the same count. Blocks from this size on are counted by it where it is
+# installed; a smaller input never imports it.
+SIMD_COUNT_BYTES = 64 * 1024
+_COUNTERS: list[Callable[[bytes, int, int], int]] = []
+
+
+def bytes_count(data: bytes, start: int, end: int) -> int:
+    """The line breaks in `data[start:end]`, by `bytes.count`."""
+    return data.count(b"\n", start, end)
+
+
+def line_counter(size: int) -> Callable[[bytes, int, int], int]:
+    """`count(data, start, end)`: the line breaks in `data[start:end]`, for a block of `size` bytes: StringZilla's
+    where it is installed and the block holds at least `SIMD_COUNT_BYTES`, `bytes_count` otherwise."""
+    if size < SIMD_COUNT_BYTES:
+        return bytes_count
+    if not _COUNTERS:
+        _COUNTERS.append(_simd_count())
+    return _COUNTERS[0]
+
+
+def _simd_count() -> Callable[[bytes, int, int], int]:
+    try:
+        stringzilla: Any = importlib.import_module("stringzilla")
+    except ImportError:
+        return bytes_count
+    count = stringzilla.count
+
+    def simd_count(data: bytes, start: int, end: int) -> int:
+        found: int = count(data, b"\n", start, end)
+        return found
+
+    return simd_count
 
 
 class ProbeRole(StrEnum):
@@ -355,6 +394,7 @@ class _Scanner:
         position = 0
         counted_to = 0
         line_number = self.newlines + 1
+        count = line_counter(size)
         while position < size:
             if find is None:
                 start = position
@@ -365,12 +405,12 @@ class _Scanner:
                 start = block.rfind(b"\n", 0, found) + 1
             end = block.find(b"\n", start, size)
             end = size if end < 0 else end
-            line_number += block.count(b"\n", counted_to, start)
+            line_number += count(block, counted_to, start)
             counted_to = start
             self.match_line(block, start, end, line_number, size)
             position = end + 1
         # the breaks before the last candidate line were counted on the way: count only the rest
-        self.newlines = line_number - 1 + block.count(b"\n", counted_to, size)
+        self.newlines = line_number - 1 + count(block, counted_to, size)
         keep = self.limits.tail_bytes
         # a block longer than the tail: only its end to copy
         joined = self.tail + block[:size] if size < keep else block[size - keep : size]

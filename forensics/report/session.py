@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
-from forensics.engine.scanner import CompiledRules, LogScan, ProbeRole, ScanLimits, scan_stream, scan_text
+from forensics.engine.scanner import (
+    SIMD_COUNT_BYTES,
+    CompiledRules,
+    LogScan,
+    ProbeRole,
+    ScanLimits,
+    line_counter,
+    scan_stream,
+    scan_text,
+)
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
 from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MESSAGE_RANK, read_allure
@@ -363,6 +372,7 @@ class InputSession:
         every pattern each worker would otherwise compile for itself (~60 ms of `regex`'s compiler a worker:
         with 16 workers, ~1 CPU s of the same work done 16 times)."""
         self.compiled.compile_automata()  # once here, not once in every worker
+        line_counter(SIMD_COUNT_BYTES)  # StringZilla's line count imported once here, where installed
         if "allocator" not in _WORKER_START:  # looked up once a process
             _WORKER_START["allocator"] = _allocator_tuning()
         if rereads:
