@@ -192,6 +192,7 @@ class Fingerprint:
     evidence: Evidence | None = None
 
 
+LEARNED_WORDS = "learned_words"  # a learned finding's value: the words that decided it (engine/learned.py)
 LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a pointer, never a root cause
 REDACTED = "[REDACTED]"  # what a secret becomes in every output, the store and ticket comments
 

@@ -10,8 +10,9 @@ lines the fatal-line tier tried (the likely-cause line, then `tier_candidates`),
 them where its posterior is at least the model's threshold: precision first, silence otherwise.
 
 The finding is the family's fatal-line rule (its title, summary and advice) with `FoundBy.LEARNED`, and the words
-that decided it in its values (`learned_words`), so every format that shows a finding shows how it was found.
-The weights are data (rules/learned/family-model.json: counts, not floats, so a rebuild is byte-identical).
+that decided it in its values (`learned_words`, model.LEARNED_WORDS), so every format that shows a finding shows how it was found.
+The weights are data (rules/learned/family-model.json: counts, not floats, so a rebuild is byte-identical; each
+feature's counts a short string, read only when a judged line has that word, so the file loads in milliseconds).
 """
 
 from __future__ import annotations
@@ -29,14 +30,13 @@ from typing import TYPE_CHECKING, Any
 from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules
-from forensics.model import Evidence, ExcerptLine, Finding, FoundBy
+from forensics.model import LEARNED_WORDS, Evidence, ExcerptLine, Finding, FoundBy
 
 if TYPE_CHECKING:
     from forensics.engine.likely import LikelyLine
 
 MODEL_FILE = Path("learned") / "family-model.json"  # under the rule pack's folder
 NONE = "none"  # the class of lines that prove no family: the model says nothing on them
-WORDS_FIELD = "learned_words"  # the finding's value that lists the words that decided it
 SHOWN_WORDS = 5
 
 _WORD = re.compile(r"<[a-z]+>|[A-Za-z][A-Za-z0-9]*")
@@ -81,24 +81,31 @@ class FamilyModel:
     classes: tuple[str, ...]
     class_lines: tuple[int, ...]
     class_features: tuple[int, ...]
-    counts: Mapping[str, Mapping[int, int]]
+    counts: Mapping[str, str]  # feature → "class:count class:count", read only for the words of a judged line
     alpha: float
     threshold: float
 
+    def counts_of(self, feature: str) -> dict[int, int]:
+        """A known feature's count in each class it occurs in."""
+        pairs = (pair.partition(":") for pair in self.counts[feature].split())
+        return {int(index): int(count) for index, _, count in pairs}
+
     def judge(self, text: str) -> Judgement:
         """The most likely class of a line, its posterior, and (for a family) the words that favoured it most."""
-        known = [feature for feature in line_features(text) if feature in self.counts]
+        counts = {
+            feature: self.counts_of(feature) for feature in line_features(text) if feature in self.counts
+        }
         vocabulary = len(self.counts)
         total_lines = sum(self.class_lines)
         denominators = [total + self.alpha * vocabulary for total in self.class_features]
-        likelihoods = [len(known) * math.log(self.alpha / denominator) for denominator in denominators]
-        for feature in known:
-            for index, count in self.counts[feature].items():
+        likelihoods = [len(counts) * math.log(self.alpha / denominator) for denominator in denominators]
+        for per_class in counts.values():
+            for index, count in per_class.items():
                 likelihoods[index] += math.log((count + self.alpha) / self.alpha)
         # a line's words are far from independent (a bigram repeats its two words): naive Bayes' evidence grows with
         # their number and its posterior reads ~1.0 on most lines; dividing by the square root of that number keeps
         # the posterior a usable confidence (cross-validation by collection: docs/accuracy.md)
-        scale = 1.0 / math.sqrt(len(known)) if known else 1.0
+        scale = 1.0 / math.sqrt(len(counts)) if counts else 1.0
         scores = [
             math.log(lines / total_lines) + likelihood * scale
             for lines, likelihood in zip(self.class_lines, likelihoods, strict=True)
@@ -108,20 +115,22 @@ class FamilyModel:
         probability = 1.0 / sum(math.exp(score - top) for score in scores)
         if best == 0:
             return Judgement(NONE, probability, ())
-        return Judgement(self.classes[best], probability, self._deciding_words(known, best, denominators))
+        return Judgement(self.classes[best], probability, self._deciding_words(counts, best, denominators))
 
     def _deciding_words(
-        self, known: Sequence[str], best: int, denominators: Sequence[float]
+        self, counts: Mapping[str, Mapping[int, int]], best: int, denominators: Sequence[float]
     ) -> tuple[str, ...]:
-        """The words that raise the family over "none" most, strongest first (ties in word order)."""
-
-        def weight(feature: str) -> float:
-            counts = self.counts[feature]
-            family = (counts.get(best, 0) + self.alpha) / denominators[best]
-            none = (counts.get(0, 0) + self.alpha) / denominators[0]
-            return math.log(family / none)
-
-        ranked = sorted((feature for feature in known if weight(feature) > 0), key=lambda f: (-weight(f), f))
+        """The words that raise the family over "none" most, strongest first (ties in alphabetical order)."""
+        weights = {
+            feature: math.log(
+                ((per_class.get(best, 0) + self.alpha) / denominators[best])
+                / ((per_class.get(0, 0) + self.alpha) / denominators[0])
+            )
+            for feature, per_class in counts.items()
+        }
+        ranked = sorted(
+            (feature for feature, weight in weights.items() if weight > 0), key=lambda f: (-weights[f], f)
+        )
         return tuple(ranked[:SHOWN_WORDS])
 
     def names(self, text: str) -> Judgement | None:
@@ -141,10 +150,7 @@ def model_from_json(data: Mapping[str, Any]) -> FamilyModel:
         classes=classes,
         class_lines=tuple(int(count) for count in data["class_lines"]),
         class_features=tuple(int(count) for count in data["class_features"]),
-        counts={
-            feature: {int(index): int(count) for index, count in per_class}
-            for feature, per_class in data["features"].items()
-        },
+        counts={str(feature): str(per_class) for feature, per_class in data["features"].items()},
         alpha=float(data["alpha"]),
         threshold=float(data["threshold"]),
     )
@@ -213,5 +219,5 @@ def learned_line_cause(
         return None
     words = ", ".join(judgement.words)
     return rule.finding(
-        {WORDS_FIELD: words}, evidence_at(number, text, picked.excerpt), found_by=FoundBy.LEARNED
+        {LEARNED_WORDS: words}, evidence_at(number, text, picked.excerpt), found_by=FoundBy.LEARNED
     )

@@ -109,7 +109,10 @@ def learn(
         "classes": classes,
         "class_lines": [lines[name] for name in classes],
         "class_features": [totals[name] for name in classes],
-        "features": {feature: sorted(counts[feature].items()) for feature in sorted(counts)},
+        "features": {
+            feature: " ".join(f"{index}:{count}" for index, count in sorted(counts[feature].items()))
+            for feature in sorted(counts)
+        },
     }
 
 
@@ -125,18 +128,21 @@ def model_text(data: dict[str, object]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_model_text(corpus: Path, families_file: Path, *, exclude: Iterable[str] = ()) -> str:
+def build_model_text(
+    corpus: Path, families_file: Path, *, exclude: Iterable[str] = (), corpus_name: str | None = None
+) -> str:
     """What the command writes: the model learned from every collection of `corpus` but `exclude`, with a header
-    naming how and from what it was made."""
+    naming how and from what it was made (`corpus_name`: how the header names the corpus, by default as given)."""
+    name = corpus.as_posix() if corpus_name is None else corpus_name
     left_out = sorted(set(exclude))
     examples = [
         example for example in labelled_lines(corpus, families_file) if example.collection not in left_out
     ]
     collections = sorted({example.collection for example in examples})
-    command = f"python -m forensics.usecases.learn_family_model --corpus {corpus.as_posix()}"
+    command = f"python -m forensics.usecases.learn_family_model --corpus {name}"
     command += "".join(f" --exclude {name}" for name in left_out)
     header = (
-        f"made by `{command}` from {len(examples)} labelled lines of {corpus.as_posix()} "
+        f"made by `{command}` from {len(examples)} labelled lines of {name} "
         f"(collections: {', '.join(collections)}): each family's evidence line teaches that family, each "
         f"unexplained case's labelled line teaches {NONE!r}; a multinomial naive Bayes over engine/learned.py's "
         "line_features; do not edit, regenerate"
