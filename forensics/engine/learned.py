@@ -1,16 +1,16 @@
 """The third tier of root causes: a family model learned from the labelled corpus, tried where no rule has words.
 
 The fatal-line rules (engine/fatal_line.py) name a family by words a person wrote down; every fresh set of logs
-brings wordings nobody wrote. This tier is a multinomial naive Bayes over the words of a line (its evidence scaled by one over the square
-root of the number of known words), learned from the
-corpus' labels (forensics/usecases/learn_family_model.py): each labelled line that proves a family is an example
-of that family, each labelled line of a failure with no infrastructure cause (an ordinary test bug, a wrong output)
-an example of "none". It runs only on a failing test that no ordinary rule and no fatal-line rule explains, on the
-lines the fatal-line tier tried (the likely-cause line, then `tier_candidates`), and names a family on the first of
-them where its posterior is at least the model's threshold: precision first, silence otherwise.
+brings wordings nobody wrote. This tier is a multinomial naive Bayes over the words of a line (its evidence scaled
+by one over the square root of the number of known words), learned from the corpus' labels
+(forensics/usecases/learn_family_model.py): each labelled line that proves a family is an example of that family,
+each labelled line of a failure with no infrastructure cause (an ordinary test bug, a wrong output) an example of
+"none". It runs only on a failing test that no ordinary rule and no fatal-line rule explains, on the lines the
+fatal-line tier tried (the likely-cause line, then `tier_candidates`), and names a family on the first of them
+where its posterior is at least the model's threshold: precision first, silence otherwise.
 
 The finding is the family's fatal-line rule (its title, summary and advice) with `FoundBy.LEARNED`, and the words
-that decided it in its values (`learned_words`, model.LEARNED_WORDS), so every format that shows a finding shows how it was found.
+that decided it in its values (model.LEARNED_WORDS), so every format that shows a finding shows how it was found.
 The weights are data (rules/learned/family-model.json: counts, not floats, so a rebuild is byte-identical; each
 feature's counts a short string, read only when a judged line has that word, so the file loads in milliseconds).
 """
