@@ -178,9 +178,7 @@ def _fatal_line_cause(
     excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
     shifted = LikelyLine(picked.line + shift, picked.text, picked.reason, excerpt)
     cause = likely_line_cause(shifted, log.evidence, compiled)
-    if (
-        cause is None
-    ):  # the third tier, as InputSession tries it: the learned family model (engine/learned.py)
+    if cause is None:  # the third tier, as InputSession tries it (engine/learned.py)
         from forensics.engine.learned import learned_line_cause
 
         cause = learned_line_cause(shifted, log.evidence, compiled)
