@@ -73,10 +73,11 @@ class RuleScope(StrEnum):
 
 
 class FoundBy(StrEnum):
-    """How a finding was found; shown as it is worded here (only a fatal-line finding says it)."""
+    """How a finding was found; shown as it is worded here (only a fatal-line or learned finding says it)."""
 
     SCAN = "rule matched while scanning the logs"
     FATAL_LINE = "fatal-line family rule on the likely-cause line"
+    LEARNED = "learned word model on the likely-cause line; no rule matched"
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +192,7 @@ class Fingerprint:
     evidence: Evidence | None = None
 
 
+LEARNED_WORDS = "learned_words"  # a learned finding's value: the words that decided it (engine/learned.py)
 LIKELY_CAUSE_LABEL = "Likely cause (no rule)"  # how every format names it: a pointer, never a root cause
 REDACTED = "[REDACTED]"  # what a secret becomes in every output, the store and ticket comments
 

@@ -82,6 +82,8 @@ _OWN_FILES = {
     "forensics.sources.cache": "the download cache's own files (size and SHA-256 checks)",
     # reads a downloaded job log before analysis, for which artifacts that job uploaded (not yet an input)
     "forensics.sources.naming": "a job log it downloaded",
+    "forensics.engine.learned": "the rule pack's learned family model (rules/learned/family-model.json)",
+    "forensics.usecases.learn_family_model": "the labelled corpus it learns from and the model file it writes",
 }
 _FILE_CALLS = {
     "open", "stat", "lstat", "fstat", "scandir", "listdir", "walk", "iterdir", "glob", "rglob",

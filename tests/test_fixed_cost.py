@@ -23,10 +23,10 @@ ONE_LINE = (
     "capacity of 22.03 GiB of which 1.20 GiB is free.\n"
 )
 # What a one-line analyze never needs: HTTP, databases, the store, tickets, the dashboard, the download side,
-# the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker and the
-# fatal-line tier (the failure is explained), the renderers of the formats not asked for, zip support (a plain log), RE2 and
-# Hyperscan (a few lines are checked literal by literal: engine/prefilter.py), StringZilla (a small block's line
-# breaks are counted by `bytes.count`: engine/scanner.py), platformdirs (the cache folder is
+# the process pool (below 32 MiB of logs nothing forks), TOML (a pack cache hit), the likely-cause picker, the
+# fatal-line tier and the learned family model (the failure is explained), the renderers of the formats not asked for,
+# zip support (a plain log), RE2 and Hyperscan (a few lines are checked literal by literal: engine/prefilter.py),
+# StringZilla (a small block's line breaks are counted by `bytes.count`: engine/scanner.py), platformdirs (the cache folder is
 # found without it on Linux) and what those two pull in (tempfile, shutil, bz2, lzma), hashlib (OpenSSL: a one-line
 # log and the redactor's secrets are hashed with the interpreter's own SHA-256, forensics/digest.py; the pack cache
 # is found by the rule files' stat, rules/cache.py).
@@ -60,6 +60,7 @@ NEVER = (
     "tomllib",
     "forensics.engine.likely",
     "forensics.engine.fatal_line",
+    "forensics.engine.learned",
     "forensics.render.markdown",
     "forensics.render.github",
     "forensics.render.history",

@@ -27,7 +27,16 @@ from forensics.annotate.document import (
     strong,
 )
 from forensics.annotate.targets import LinkedTarget
-from forensics.model import LIKELY_CAUSE_LABEL, Evidence, Finding, FoundBy, Report, Verdict, shows_same_line
+from forensics.model import (
+    LEARNED_WORDS,
+    LIKELY_CAUSE_LABEL,
+    Evidence,
+    Finding,
+    FoundBy,
+    Report,
+    Verdict,
+    shows_same_line,
+)
 from forensics.report.redact import Redactor
 from forensics.sinks.base import MARKER_PREFIX
 
@@ -273,7 +282,12 @@ class CommentSections:
         if values:
             blocks.append(Paragraph((strong("Captured values:"), *values)))
         blocks += self._test_list(members)
-        found = f" ({first.found_by})" if first.found_by is FoundBy.FATAL_LINE else ""
+        words = dict(first.fields).get(LEARNED_WORDS) if first.found_by is FoundBy.LEARNED else None
+        found = (
+            f" ({first.found_by}{f'; words: {words}' if words else ''})"
+            if first.found_by is not FoundBy.SCAN
+            else ""
+        )
         blocks += self._evidence(f"Evidence{found}", first.evidence, members[0])
         if members[0].symptoms:
             blocks.append(self._symptoms("Symptoms it explains:", members[0].symptoms))

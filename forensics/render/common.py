@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forensics.model import Finding, FoundBy, Group, InputInfo, JobContext, Report, Verdict
+from forensics.model import LEARNED_WORDS, Finding, FoundBy, Group, InputInfo, JobContext, Report, Verdict
 
 CATEGORY_STYLE = {  # rich styles of a root cause's category, in the text report and in `history`
     "infrastructure": "magenta",
@@ -52,15 +52,21 @@ def distinct_summaries(members: list[Verdict]) -> list[tuple[str, list[Verdict]]
 
 
 def evidence_place(finding: Finding) -> str:
-    """`bash.log.txt line 212, fixture 'x' (teardown)`; a fatal-line rule's cause adds how it was found
-    (`…; fatal-line family rule on the likely-cause line`)."""
+    """`bash.log.txt line 212, fixture 'x' (teardown)`; a fatal-line rule's or the learned model's cause adds how it
+    was found (`…; fatal-line family rule on the likely-cause line`), the model's also the words that decided it."""
     evidence = finding.evidence
     place = f"{evidence.attachment} line {evidence.line}"
     if evidence.location and evidence.location not in ("result", "file"):
         place += f", {evidence.location}"
-    if finding.found_by is FoundBy.FATAL_LINE:
+    if finding.found_by is not FoundBy.SCAN:
         place += f"; {finding.found_by}"
-    return place
+    return place + learned_words(finding)
+
+
+def learned_words(finding: Finding) -> str:
+    """` (words: illegal, memory access)` for a learned family model's finding: the words that decided it."""
+    words = dict(finding.fields).get(LEARNED_WORDS) if finding.found_by is FoundBy.LEARNED else None
+    return f" (words: {words})" if words else ""
 
 
 def tickets_of(verdict: Verdict) -> str:

@@ -260,6 +260,10 @@ class InputSession:
             is_wrapper=self._wrapper_test(),
             timeout=self.options.limits.regex_timeout,
         )
+        if cause is None:  # the third tier: the family model learned from the corpus (engine/learned.py)
+            from forensics.engine.learned import learned_line_cause
+
+            cause = learned_line_cause(picked, log.evidence, self.compiled, is_wrapper=self._wrapper_test())
         if cause is not None:
             return replace(verdict, root_cause=cause, fingerprint=None)
         evidence = log.evidence(picked.line, picked.text, picked.excerpt)

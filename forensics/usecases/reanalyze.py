@@ -177,7 +177,12 @@ def _fatal_line_cause(
     (log, shift), picked = chosen
     excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
     shifted = LikelyLine(picked.line + shift, picked.text, picked.reason, excerpt)
-    return likely_line_cause(shifted, log.evidence, compiled)
+    cause = likely_line_cause(shifted, log.evidence, compiled)
+    if cause is None:  # the third tier, as InputSession tries it (engine/learned.py)
+        from forensics.engine.learned import learned_line_cause
+
+        cause = learned_line_cause(shifted, log.evidence, compiled)
+    return cause
 
 
 def _shifted(scan: LogScan, offset: int) -> LogScan:
