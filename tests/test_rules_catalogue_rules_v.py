@@ -245,6 +245,24 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         ],
         "onsi/gomega internal/async_assertion.go with kgateway test/gomega/matchers/pod_matcher.go",
     ),
+    # hub-access: ModelScope, the hub vLLM and SGLang read with *_USE_MODELSCOPE
+    (
+        "hf.modelscope-not-accessible",
+        "requests.exceptions.HTTPError: 404 Not Found: Qwen/Qwen9-7B does not exist or is not accessible, Request id: "
+        "4f2a0c for url: https://www.modelscope.cn/api/v1/models/Qwen/Qwen9-7B/revisions",
+        "modelscope/modelscope modelscope/hub/errors.py handle_http_response (June 2026 on)",
+    ),
+    (
+        "hf.modelscope-not-accessible",
+        "2025-03-01 10:00:00,000 - modelscope - ERROR - The request model: Qwen/Qwen9-7B does not exist!",
+        "modelscope/modelscope modelscope/hub/errors.py handle_http_response (1.x to May 2026)",
+    ),
+    (
+        "hf.modelscope-not-accessible",
+        "requests.exceptions.HTTPError: Authentication token does not exist, failed to access model my-org/private-llm "
+        "which may not exist or may be private. Please login first.",
+        "modelscope/modelscope modelscope/hub/errors.py handle_http_response (a 403 without a login)",
+    ),
     # wrong-response
     (
         "harness.response-mismatch",
@@ -360,6 +378,14 @@ NEAR_MISSES = [
             'INFRA_FAILURE_PATTERNS = ["failed to connect to gcs within 60 seconds", "gcs may have been killed"]'
         ],
         id="gcs-words-in-a-grep-list",
+    ),
+    pytest.param(
+        "hf.modelscope-not-accessible",
+        [
+            "requests.exceptions.HTTPError: 502 Server Error: Bad Gateway, Request id: 4f2a0c, for url: "
+            "https://www.modelscope.cn/api/v1/models/Qwen/Qwen2-7B/revisions"
+        ],
+        id="modelscope-5xx",
     ),
     pytest.param(
         "pytest.setup-error",
