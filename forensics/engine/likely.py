@@ -197,6 +197,12 @@ _BRACKETED_EXCEPTION = GatedRegex(r"\[(?P<name>[A-Z]\w*(?:Error|Exception))\] : 
 _CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
+# The C++ runtime's own abort, with no exception to name: a virtual call on an object being destroyed (`pure virtual
+# method called`), `std::terminate` with nothing thrown (a joinable `std::thread` destroyed) or inside a handler; the
+# process aborts right there, so the `Aborted` / `exitcode: -6` after it is its consequence (fourteenth round)
+_CPP_ABORT = GatedRegex(
+    r"^(?:pure virtual method called|terminate called (?:without an active exception|recursively))$"
+)
 # Errors from the transport under a library call: a chained, more specific exception says more
 # (`requests…HTTPError: 401` under `GatedRepoError`).
 _GENERIC_EXCEPTIONS = frozenset(
@@ -834,6 +840,8 @@ class LikelyCausePicker:
                 self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
             self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
+        elif _CPP_ABORT.search(message):
+            self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
         elif _NATIVE_ASSERT.search(message):
             self._event(number, shown, message, LikelyReason.ASSERTION)
         else:
@@ -1207,7 +1215,19 @@ def _recap_cuts(recap: str, message: str) -> tuple[bool, bool] | None:
     later = _PYTEST_RECAP.match(message)
     if first is None or later is None:
         return None
-    return first["exception"].rstrip().endswith("..."), later["exception"].rstrip().endswith("...")
+    return _lost_its_message(first["exception"]), _lost_its_message(later["exception"])
+
+
+def _lost_its_message(exception: str) -> bool:
+    """A recap's exception cut to the terminal's width before its message began (`BrokenPipeError...`, `RuntimeErr...`);
+    one cut inside its message (`AssertionError: Lists differ: [[12, 67, 46, 29], …, [12, 67, 46, ...`) still names the
+    exception and says what failed: only its values were lost (fourteenth round)."""
+    shown = exception.rstrip()
+    return shown.endswith("...") and _NAMED_WITH_MESSAGE.match(shown) is None
+
+
+# the class, then at least one whole word of its message (`RuntimeError: [enfor...` was cut inside its first word)
+_NAMED_WITH_MESSAGE = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^.\s]\S* \S")
 
 
 def _cut_short(text: str) -> bool:
@@ -1343,7 +1363,12 @@ _MORE_PREFIXES = LazyRegex(
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
-    r"|\d\d:\d\d:\d\d(?:\.\d+)?\s+(?=\S)"  # a time of day only (`08:12:40  ##[error]…`, a job log quoted by hand)
+    # a time of day (`08:12:40  ##[error]…`, a job log quoted by hand), with the record's level when one follows (SD.Next's
+    # rich handler: `16:26:52-725979 ERROR    Triton: InductorError`)
+    r"|\d\d:\d\d:\d\d(?:[.-]\d+)?\s+(?:(?P<timed>ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+)?(?=\S)"
+    # logging's `[%(levelname)s %(asctime)s] %(filename)s: %(lineno)d  %(message)s` (Ray's release tooling: `[ERROR
+    # 2023-03-29 08:44:58,216] glue.py: 420  Command returned non-success status: 137`)
+    r"|\[(?P<bracketed>ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d(?:[.,]\d+)?\]\s+(?:[\w.-]+:\s*\d+\s+)?"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIFCDT])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
@@ -1439,6 +1464,8 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["zerolog"]
             or match["dashed"]
             or match["log4j"]
+            or match["timed"]
+            or match["bracketed"]
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
             ("-stdout", "-stderr")
@@ -1522,6 +1549,7 @@ def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
         or _FATAL_PHRASE.search(message)
         or _PANIC.search(message)
         or _NATIVE_ASSERT.search(message)
+        or _CPP_ABORT.search(message)
         or _ERROR_PHRASE.search(message)
         or _CPP_WHAT.match(message)
         or _words_a_failure(message)
