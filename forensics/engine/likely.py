@@ -836,6 +836,16 @@ class LikelyCausePicker:
                     reason=LikelyReason.PANIC,
                     every_line=True,
                 )
+            elif (
+                self._run is not None
+                and self._run_end == number - 1
+                and _program(self._run.text) == _program(shown)
+            ):
+                # the program gives up on what the run of failure lines right above it reported (ollama's `panic: unable
+                # to load model: …` after llama.cpp's `failed to allocate buffer …` … `failed to load model`): the run's
+                # first line says what failed, as for an error line that ends a cascade (fourteenth round)
+                if self._provisional is None:
+                    self._fatal = self._run
             else:
                 self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
@@ -1030,6 +1040,9 @@ class LikelyCausePicker:
             or text.text != above.text.strip()  # a log record's header (a time, a level): a line of its own
             or not text.text[:1].isupper()
             or not text.text[-1:].islower()  # `Step 2/35 : FROM $PARENT_IMAGE` ends a line, not a sentence
+            # it stops on a plain word (`… but 1 process returned`): a line that ends on an address, a path or a name
+            # (PBS's `Job deleted at request of root@mskcc-fe1.local` above `job preempted (node failure)`) is whole
+            or not text.text.rsplit(None, 1)[-1].isalpha()
             or _CODE.found(text.text)
             or any(candidate.line == above.number for candidate in self._fallback)
         ):
@@ -1125,7 +1138,7 @@ class LikelyCausePicker:
         chosen = chosen or (wrapper and _last_words(wrapper)) or wrapper
         for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
             chosen = chosen or next((c for c in self._fallback if c.reason is kind), None)
-        chosen = chosen or self._last
+        chosen = chosen or (self._last and _introduced(self._last)) or self._last
         if chosen is None:
             return None
         if chosen.reason is LikelyReason.FAILURE_LINE:
@@ -1169,6 +1182,32 @@ def _last_words(epilogue: _Candidate) -> _Candidate | None:
     before = [line for line in epilogue.before if line.number < last.number]
     after = [ExcerptLine(epilogue.line, kept_text(epilogue.text, EXCERPT_TEXT_LIMIT)), *epilogue.after]
     return _Candidate(last.number, last.text, LikelyReason.LAST_LINE, False, before, after[:EXCERPT_AFTER])
+
+
+def _introduced(last: _Candidate) -> _Candidate | None:
+    """The last line printed, with nothing in the log that reports a failure, when the line right above it introduces
+    it (RAYX's test: `[ setupTests.cpp:227] rayx.m_position != correct.m_position:` then the two positions): the
+    statement is the answer and the values below it are its detail, as an exception's line is over its message
+    printed below it (fourteenth round)."""
+    above = [line for line in last.before if line.number < last.line and says_something(line.text)]
+    if not above or above[-1].number != last.line - 1:
+        return None
+    statement = above[-1]
+    text = _normalize(statement.text).text.rstrip()
+    if (
+        not text.endswith(":")
+        # a cut traceback's header: its frames are no detail of it; `Exception in thread Thread-1:` only announces
+        or "Traceback (most recent call last)" in text
+        or _ANNOUNCEMENT.search(text)
+        or _CODE.found(text)
+        or _COMMAND_ECHO.match(text)
+    ):
+        return None
+    before = [line for line in last.before if line.number < statement.number]
+    after = [ExcerptLine(last.line, kept_text(last.text, EXCERPT_TEXT_LIMIT)), *last.after]
+    return _Candidate(
+        statement.number, statement.text, LikelyReason.LAST_LINE, False, before, after[:EXCERPT_AFTER]
+    )
 
 
 def _measured_check(verdict: _Candidate) -> _Candidate | None:
@@ -1219,15 +1258,22 @@ def _recap_cuts(recap: str, message: str) -> tuple[bool, bool] | None:
 
 
 def _lost_its_message(exception: str) -> bool:
-    """A recap's exception cut to the terminal's width before its message began (`BrokenPipeError...`, `RuntimeErr...`);
-    one cut inside its message (`AssertionError: Lists differ: [[12, 67, 46, 29], …, [12, 67, 46, ...`) still names the
-    exception and says what failed: only its values were lost (fourteenth round)."""
+    """A recap's exception cut to the terminal's width in its words (`BrokenPipeError...`, `ConnectionResetError: [Errno
+    104] Connection r...`); one cut inside the values its message goes on to list, its words whole before them
+    (`AssertionError: Lists differ: [[12, 67, 46, 29], …, [12, 67, 46, ...`), still says what failed (fourteenth round)."""
     shown = exception.rstrip()
-    return shown.endswith("...") and _NAMED_WITH_MESSAGE.match(shown) is None
+    if not shown.endswith("..."):
+        return False
+    words = _WORDS_THEN_VALUES.match(shown)
+    if words is None:
+        return True
+    values = shown[words.end() - 1 :]
+    # the cut fell inside a value still open
+    return sum(values.count(c) for c in "[({") <= sum(values.count(c) for c in "])}")
 
 
-# the class, then at least one whole word of its message (`RuntimeError: [enfor...` was cut inside its first word)
-_NAMED_WITH_MESSAGE = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^.\s]\S* \S")
+# the class, its message's words (a word of letters, no bracket yet), then the first bracket of a value
+_WORDS_THEN_VALUES = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^\[\](){}]*?[A-Za-z]{2,}[^\[\](){}]*?[\[({]")
 
 
 def _cut_short(text: str) -> bool:
