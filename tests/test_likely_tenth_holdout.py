@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from forensics.model import LikelyReason
-from tests.support.likely import picked_from, picked_in
+from forensics.report.build import analyze
+from forensics.rules.model import RuleSet
+from tests.support.likely import TRAIN, picked_from, picked_in
+from tests.tier_coverage import tier_alone
 
 
 @pytest.mark.parametrize(
@@ -137,4 +140,19 @@ def test_cut_recaps_wrapped_sentences_and_introduced_last_lines_near_misses() ->
     assert picked_from(["positions differ:", "-389.69|-389.70 2814.12|2814.13"]) == (
         1,
         LikelyReason.LAST_LINE,
+    )
+
+
+def test_megatrons_abort_at_exit_without_the_signal_rule(rule_pack: RuleSet) -> None:
+    # with the ordinary causes off (rules-v drops `process.signal-exit-status` from this C++ abort), the likely cause is
+    # the labelled `pure virtual method called`, and the fatal-line tier names nothing on it nor on the warnings above
+    [verdict] = analyze(
+        [str(TRAIN / "holdout-r10/unexplained/u-megatron-profiling-pure-virtual-at-exit.log")],
+        rules=tier_alone(rule_pack),
+    ).verdicts
+    assert verdict.root_cause is None
+    assert verdict.likely_cause is not None
+    assert (verdict.likely_cause.evidence.line, verdict.likely_cause.reason) == (
+        9,
+        LikelyReason.CPP_EXCEPTION,
     )
