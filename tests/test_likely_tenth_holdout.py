@@ -51,6 +51,13 @@ from tests.tier_coverage import tier_alone
             6,
             LikelyReason.FAILURE_LINE,
         ),
+        # Ginkgo's timeline only locates the failure (`[FAILED] in [It] - e2e_test.go:161 @ …`); its report's message goes
+        # on with the error it wraps, `Error: kubectl get featurestore command returned empty output`
+        (
+            "holdout-r10/unexplained/u-feast-operator-e2e-empty-featurestore-output.log",
+            11,
+            LikelyReason.ERROR_LINE,
+        ),
         # the last line printed is the detail of the statement right above it that introduces it
         ("holdout-r10/unexplained/t-rayx-gtest-plane-grating-gpu-position.log", 3, LikelyReason.LAST_LINE),
         # relabelled by the convention (docs/accuracy.md): googletest's `Failure` line, a silent death's last line, a
@@ -155,4 +162,40 @@ def test_megatrons_abort_at_exit_without_the_signal_rule(rule_pack: RuleSet) -> 
     assert (verdict.likely_cause.evidence.line, verdict.likely_cause.reason) == (
         9,
         LikelyReason.CPP_EXCEPTION,
+    )
+
+
+def test_ginkgos_location_yields_to_its_reports_message() -> None:
+    # as cri-tools' and kueue's e2e logs show Ginkgo v2: the timeline's location, then the report's message
+    location = (
+        "    [FAILED] in [It] - sigs.k8s.io/cri-tools/pkg/validate/networking.go:288 @ 12/07/25 12:10:43.531"
+    )
+    report = [
+        location,
+        "    STEP: stop PodSandbox @ 12/07/25 12:10:43.531",
+        "    << Timeline",
+        "",
+        "    [FAILED] Timed out after 61.060s.",
+        "    Expected success, but got an error:",
+    ]
+    assert picked_from(report) == (5, LikelyReason.ERROR_LINE)
+    kueue = [
+        "  [FAILED] in [It] - /src/test/e2e/singlecluster/visibility_test.go:140 @ 11/26/25 08:07:39.619",
+        "• [FAILED] [9.052 seconds]",
+        "Kueue visibility server when there are pending workloads [It] Should allow fetching information",
+        "  [FAILED] Unexpected error:",
+        "      <*errors.StatusError | 0xc000834f00>: ",
+    ]
+    assert picked_from(kueue) == (4, LikelyReason.ERROR_LINE)
+    # the location alone stays the answer; the Go test that ran the suite says no more than it
+    assert picked_from([location, "Ran 1 of 106 Specs", "--- FAIL: TestE2E (300.02s)"]) == (
+        1,
+        LikelyReason.ERROR_LINE,
+    )
+    # a message followed by anything but the error it wraps stays the answer
+    assert picked_from(
+        ["  [FAILED] Timed out after 45.001s.", "  Error matcher expects an error.  Got:"]
+    ) == (
+        1,
+        LikelyReason.ERROR_LINE,
     )

@@ -32,11 +32,13 @@ from forensics.model import ExcerptLine, LikelyReason
 # EXCERPT_AFTER lines, a pattern for that message line, which is then the answer. Each is an error line: the runner
 # says in so many words that a test failed. End-of-run totals (`FAIL! -- 17 Passed | 2 Failed`) come later.
 TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
-    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`
+    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`; a message
+    # that goes on with the error it wraps (`[FAILED] Error occurred while checking FeatureStore … or not.` then `Error:
+    # kubectl get featurestore command returned empty output`): that error, the deepest (fourteenth round)
     (
         "Ginkgo",
         r"^\[(?:FAIL|Fail|FAILED|Panic!|PANICKED!|TIMEDOUT|INTERRUPTED)\] (?!\[[\d.]+ seconds\])",
-        None,
+        r"^Error: \S",
     ),
     # Bazel: `FAIL: //pkg:target (see /…/test.log)`, before its `//pkg:target   FAILED in 0.1s` summary
     ("Bazel", r"^FAIL: //\S", None),
@@ -490,6 +492,7 @@ class _Candidate:
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
     cut_short: bool = False  # a console cut it to its width (`consolid… …`): a whole line says more
+    locates_only: bool = False  # a runner's marker that only says where (`[FAILED] in [It] - x_test.go:161`)
     cascade: _Candidate | None = (
         None  # the first of the unbroken run of failure lines that ends in this error line
     )
@@ -1009,7 +1012,10 @@ class LikelyCausePicker:
         ):  # `Failed to start, getting 404:` then what failed: the detail says more
             self._fallback.remove(introducing)
         elif (cut := next((c for c in self._fallback if c.reason is kind), None)) is not None:
-            if not (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message)):
+            if not (
+                (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message))
+                or (cut.locates_only and kind is LikelyReason.ERROR_LINE and _states_a_runners_failure(shown))
+            ):
                 return
             # `Failed: /home/u/.llama/checkpoints/consolid… …` lost its words: the whole line says more
             self._fallback.remove(cut)
@@ -1024,6 +1030,9 @@ class LikelyCausePicker:
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
         candidate.cut_short = _cut_short(message)
+        candidate.locates_only = (
+            kind is LikelyReason.ERROR_LINE and _RUNNER_LOCATION.match(shown.strip()) is not None
+        )
         self._fallback.append(candidate)
 
     def _sentence_above(self, number: int, message: str) -> ExcerptLine | None:
@@ -1274,6 +1283,24 @@ def _lost_its_message(exception: str) -> bool:
 
 # the class, its message's words (a word of letters, no bracket yet), then the first bracket of a value
 _WORDS_THEN_VALUES = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^\[\](){}]*?[A-Za-z]{2,}[^\[\](){}]*?[\[({]")
+
+
+def _states_a_runners_failure(shown: str) -> bool:
+    """Ginkgo's failure marker that says what failed, not only where (its report's `[FAILED] Timed out after 61.060s.`
+    after its timeline's `[FAILED] in [It] - networking.go:288 @ 12/07/25 12:10:43.531`); another runner's verdict
+    (`--- FAIL: TestE2E`, the Go test that runs the suite) says no more than the location."""
+    text = shown.strip()
+    return _GINKGO_FAILURE.search(text) is not None and _RUNNER_LOCATION.match(text) is None
+
+
+# Ginkgo v2's timeline marks where a spec failed (`[FAILED] in [It] - /src/e2e_test.go:161 @ 01/21/25 21:59:21.129`);
+# the report below it prints the failure's message behind the same marker, which says more (fourteenth round)
+_GINKGO_FAILURE = LazyRegex(
+    next(pattern for runner, pattern, _message in TEST_RUNNER_FAILURES if runner == "Ginkgo")
+)
+_RUNNER_LOCATION = LazyRegex(
+    r"^\[(?:FAILED|PANICKED!|TIMEDOUT|INTERRUPTED)\] in \[[\w ]+\] - \S+:\d+(?: @ .*)?$"
+)
 
 
 def _cut_short(text: str) -> bool:
