@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from forensics.model import LikelyReason
+from forensics.engine.likely import LikelyLine, tier_candidates
+from forensics.model import ExcerptLine, LikelyReason
 from forensics.report.build import analyze
 from forensics.rules.model import RuleSet
 from tests.support.likely import TRAIN, picked_from, picked_in
@@ -199,3 +200,32 @@ def test_ginkgos_location_yields_to_its_reports_message() -> None:
         1,
         LikelyReason.ERROR_LINE,
     )
+
+
+def _tried_by_the_tier(file: str, number: int) -> bool:
+    """Whether the fatal-line tier tries this real line of a train log when it is in a chosen line's excerpt above."""
+    text = (TRAIN / file).read_text(encoding="utf-8").split("\n")[number - 1]
+    excerpt = (ExcerptLine(number, text), ExcerptLine(number + 1, "done"))
+    picked = LikelyLine(number + 1, "done", LikelyReason.LAST_LINE, excerpt)
+    return [line.number for line in tier_candidates(picked)] == [number]
+
+
+@pytest.mark.parametrize(
+    ("file", "number", "tried"),
+    [
+        # what the picker reads as a failure, the tier tries: the C++ terminate line, pytest's crash location and its
+        # collection totals (the second copy of the picker's reading that the tier kept had none of them)
+        ("holdout-r8/collective-timeout/o-instructlab-ci-watchdog-1ms-allreduce.log", 1, True),
+        ("holdout-r9/unexplained/r-pylama-travis-ppc64le-eradicate-nonetype.log", 13, True),
+        ("holdout-r6/test-setup/j-cirq-travis-160-collection-errors.log", 5, True),
+        # what the picker reads as no failure, the tier does not: a report's fields (`Reason: Error`, `Started: …`,
+        # `JAVA_HOME: …`, which the copy took for exceptions), pip's notice, a runner's echo of its command
+        ("holdout-r5/killed-by-signal/h-k8s-pod-terminated-exit-137-error.log", 5, False),
+        ("holdout-r5/killed-by-signal/h-k8s-pod-terminated-exit-137-error.log", 3, False),
+        ("dev/disk/docker-daemon-tar-no-space-actions-dirigible-769.log", 10, False),
+        ("machine/no-space-left-pip-nox-google-cloud-python-12271.log", 6, False),
+        ("holdout-r5/network-unreachable/h-praktika-image-pull-dns-misbehaving.log", 1, False),
+    ],
+)
+def test_the_tier_reads_a_line_as_the_picker_does(file: str, number: int, *, tried: bool) -> None:
+    assert _tried_by_the_tier(file, number) is tried

@@ -1597,13 +1597,30 @@ def tier_candidates(
 
 
 def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
-    """A line that reports a failure itself, as the picker reads one: at no quiet level, not a line it passes over."""
+    """A line that reports a failure itself: the picker's own reading, asked of the line alone (it chooses the line for
+    a failure it reports: an exception, a fatal event, an error line, a line that words a failure; never a wrapper, a
+    quiet failure or only the last line printed). A line alone has lost its context, so what only the context makes
+    harmless in the log is passed over first: a warning or an info line, and what the picker passes over inside a
+    traceback, a quote or a recovery (a frame, quoted source, a chain marker, a header, `… Retrying`)."""
+    if _passed_over_alone(text, is_wrapper):
+        return False
+    alone = pick_likely_cause([text], is_wrapper=is_wrapper)
+    return alone is not None and alone.reason not in _NO_FAILURE_OF_ITS_OWN
+
+
+# The picker's reasons for a line that does not itself report a failure of the process
+_NO_FAILURE_OF_ITS_OWN = frozenset({LikelyReason.WRAPPER, LikelyReason.QUIET_FAILURE, LikelyReason.LAST_LINE})
+
+
+def _passed_over_alone(text: str, is_wrapper: Callable[[str], bool]) -> bool:
+    """What the picker passes over in the log for the lines around it (a traceback's frame or source, quoted code, a
+    chain marker, a traceback's header), for its level, or as a wrapper, which the line alone cannot show it."""
     normalized = _normalize(text)
     message = normalized.text
-    if not message or normalized.level in (Level.WARNING, Level.INFO):
-        return False
-    if (
-        (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
+    return bool(
+        not message
+        or normalized.level in (Level.WARNING, Level.INFO)
+        or (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
         or _QUOTED_SOURCE.search(message)
         or _CODE.found(message)
         or _FRAME_NOISE.match(message)
@@ -1612,20 +1629,6 @@ def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
         or _RECOVERED.search(message)
         or _WRAPPER.search(message)
         or is_wrapper(message)
-    ):
-        return False
-    return bool(
-        normalized.level is Level.ERROR
-        or _is_exception_line(message)
-        or _EXCEPTION_ANYWHERE.search(message)
-        or _SIGNAL.found(message)
-        or _FATAL_PHRASE.search(message)
-        or _PANIC.search(message)
-        or _NATIVE_ASSERT.search(message)
-        or _CPP_ABORT.search(message)
-        or _ERROR_PHRASE.search(message)
-        or _CPP_WHAT.match(message)
-        or _words_a_failure(message)
     )
 
 
