@@ -229,3 +229,32 @@ def _tried_by_the_tier(file: str, number: int) -> bool:
 )
 def test_the_tier_reads_a_line_as_the_picker_does(file: str, number: int, *, tried: bool) -> None:
     assert _tried_by_the_tier(file, number) is tried
+
+
+def test_logging_headers_that_carry_their_level() -> None:
+    # Ray's release tooling, as ray#23575 shows it behind Buildkite's `  | `: the INFO record says nothing failed, the
+    # ERROR one is the answer when the traceback below it is cut
+    assert picked_from(
+        [
+            "[INFO 2022-03-27 15:16:50,202] job_manager.py: 42  Executing pip install -q awscli with {} via ray job submit",
+            "  | [ERROR 2022-03-27 15:16:54,628] glue.py: 237  Could not fetch results for test command",
+            "  | Traceback (most recent call last):",
+            '  | File "/tmp/release/ray_release/command_runner/sdk_runner.py", line 164, in fetch_results',
+        ]
+    ) == (2, LikelyReason.ERROR_LINE)
+    # the same header at INFO, or a bracketed error number that is no header (`WindowsError: [Error 206] …`), is not
+    assert picked_from(["[INFO 2023-03-29 08:44:58,216] glue.py: 420  retrying after failure", "done"]) == (
+        1,
+        LikelyReason.QUIET_FAILURE,
+    )
+    assert picked_from(["WindowsError: [Error 206] The filename or extension is too long"]) == (
+        1,
+        LikelyReason.EXCEPTION_LINE,
+    )
+    # SD.Next's time of day with its level: a warning stays a warning
+    assert picked_from(
+        ["16:26:52-725979 WARNING  Triton: test skipped", "16:26:53-000001 INFO     ready"]
+    ) == (
+        2,
+        LikelyReason.LAST_LINE,
+    )
