@@ -110,11 +110,26 @@ def test_a_panic_yields_only_to_a_run_of_its_programs_failure_lines_right_above_
         1,
         LikelyReason.FAILURE_LINE,
     )
+    # ollama#12675's rendering: llama.cpp's error line first, then its failure line: the run begins at the error
+    assert picked_from(
+        [
+            "llama_model_load: error loading model: missing tensor 'blk.92.nextn.embed_tokens.weight'",
+            "llama_model_load_from_file_impl: failed to load model",
+            "panic: unable to load model: /data/ollama/blobs/sha256-5791",
+        ]
+    ) == (1, LikelyReason.ERROR_LINE)
     # a line between them that reports nothing: the panic is the program's own
     assert picked_from(
         ["load_tensors: failed to allocate buffer", "loading next", "panic: unable to load model"]
     ) == (
         3,
+        LikelyReason.PANIC,
+    )
+    # a Rust panic's message holds the error itself (`called `Result::unwrap()` on an `Err` value: …`): it stays the
+    # answer below TGI's `Could not connect …` ERROR line, and below sbt's run of `[error]` lines
+    assert picked_in("rust/panic-old-format-router-tokenizer-tgi-238.log") == (3, LikelyReason.PANIC)
+    assert picked_in("holdout-r6/rust-panic/j-scala-transformers-rust-tokenizer-panic-sbt.log") == (
+        7,
         LikelyReason.PANIC,
     )
     # another program's lines (a journal's) are another process's run

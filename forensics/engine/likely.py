@@ -542,6 +542,9 @@ class LikelyCausePicker:
             None  # the first line of the run of failure lines that ends at `_run_end`
         )
         self._run_end = 0
+        # the first line of the unbroken run of error and failure lines of one program that ends at `_reports_end`
+        self._reports: _Candidate | None = None
+        self._reports_end = 0
         # a JSON record printed over several lines: the line of its level field, and that level
         self._record_level: tuple[int, Level] | None = None
 
@@ -840,15 +843,18 @@ class LikelyCausePicker:
                     every_line=True,
                 )
             elif (
-                self._run is not None
-                and self._run_end == number - 1
-                and _program(self._run.text) == _program(shown)
+                message.startswith("panic: ")
+                and self._reports is not None
+                and self._reports_end == number - 1
+                and _program(self._reports.text) == _program(shown)
             ):
-                # the program gives up on what the run of failure lines right above it reported (ollama's `panic: unable
-                # to load model: …` after llama.cpp's `failed to allocate buffer …` … `failed to load model`): the run's
-                # first line says what failed, as for an error line that ends a cascade (fourteenth round)
+                # a Go program gives up (its own `panic(err)`) on what the run of error and failure lines right above it
+                # reported (ollama's `panic: unable to load model: …` after llama.cpp's `failed to allocate buffer …` …
+                # `failed to load model`): the run's first line says what failed, as for an error line that ends a
+                # cascade (fourteenth round); a Rust panic's message holds the error itself (`called `Result::unwrap()`
+                # on an `Err` value: …`) and stays the answer
                 if self._provisional is None:
-                    self._fatal = self._run
+                    self._fatal = self._reports
             else:
                 self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
@@ -993,6 +999,7 @@ class LikelyCausePicker:
         ):  # `Primary job terminated normally, but 1 process returned` / `a non-zero exit code.`
             number, shown = above.number, above.text
         run = self._failure_run(number, shown, kind)
+        self._reporting_run(number, shown, kind)
         quoting = next((c for c in self._fallback if c.quotes_output and c.line == number - 1), None)
         introducing = next(
             (
@@ -1057,6 +1064,22 @@ class LikelyCausePicker:
         ):
             return None
         return above
+
+    def _reporting_run(self, number: int, shown: str, kind: LikelyReason) -> None:
+        """Follows the unbroken run of one program's error and failure lines (llama.cpp's `llama_model_load: error loading
+        model: missing tensor …` then `failed to load model`), whatever came first in the log: a panic right below it
+        gives up on what its first line reported."""
+        if kind not in (LikelyReason.ERROR_LINE, LikelyReason.FAILURE_LINE):
+            self._reports = None
+            return
+        if (
+            self._reports is None
+            or self._reports_end != number - 1
+            or _program(self._reports.text) != _program(shown)
+        ):
+            self._reports = _Candidate(number, shown, kind, False, list(self._recent))
+            self._open.append(self._reports)
+        self._reports_end = number
 
     def _failure_run(self, number: int, shown: str, kind: LikelyReason) -> _Candidate | None:
         """The first line of the unbroken run of plain failure lines this one ends (llama.cpp's cascade: `gguf_init_from_
