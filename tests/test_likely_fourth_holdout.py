@@ -57,8 +57,9 @@ from tests.support.likely import picked_from, picked_in
             LikelyReason.EXCEPTION_LINE,
         ),
         ("dev/gpu-oom/tensorflow-resource-exhausted-ctrl-83.log", 1, LikelyReason.EXCEPTION_LINE),
-        # a Go panic behind a bare date and time is a panic (it was only a failure line's aftermath before)
-        ("holdout-r2/gpu-oom/ollama-llama-runner-cudamalloc-oom-panic.log", 6, LikelyReason.PANIC),
+        # a Go panic behind a bare date and time is a panic; since the fourteenth round, one right below a run of failure
+        # lines of its program gives up on what the run reported: the run's first line, the labelled `cudaMalloc failed`
+        ("holdout-r2/gpu-oom/ollama-llama-runner-cudamalloc-oom-panic.log", 3, LikelyReason.FAILURE_LINE),
         # uv's `warning: VIRTUAL_ENV=… does not match …` is a warning: the mismatch wording does not make it the cause
         # (since the tenth round, uv's ASCII `  x No solution found …` is the answer, the labelled line, not `help:`)
         (

@@ -32,11 +32,13 @@ from forensics.model import ExcerptLine, LikelyReason
 # EXCERPT_AFTER lines, a pattern for that message line, which is then the answer. Each is an error line: the runner
 # says in so many words that a test failed. End-of-run totals (`FAIL! -- 17 Passed | 2 Failed`) come later.
 TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
-    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`
+    # Ginkgo's spec failure and its summary: v2 `[FAIL]`/`[FAILED]`/`[PANICKED!]`, v1 `[Fail]`/`[Panic!]`; a message
+    # that goes on with the error it wraps (`[FAILED] Error occurred while checking FeatureStore … or not.` then `Error:
+    # kubectl get featurestore command returned empty output`): that error, the deepest (fourteenth round)
     (
         "Ginkgo",
         r"^\[(?:FAIL|Fail|FAILED|Panic!|PANICKED!|TIMEDOUT|INTERRUPTED)\] (?!\[[\d.]+ seconds\])",
-        None,
+        r"^Error: \S",
     ),
     # Bazel: `FAIL: //pkg:target (see /…/test.log)`, before its `//pkg:target   FAILED in 0.1s` summary
     ("Bazel", r"^FAIL: //\S", None),
@@ -197,6 +199,12 @@ _BRACKETED_EXCEPTION = GatedRegex(r"\[(?P<name>[A-Z]\w*(?:Error|Exception))\] : 
 _CODED_ERROR = LazyRegex(r"(?:^|[\s\]])[A-Z][a-z]+(?:_[A-Z][a-z]+)+\([A-Z]{2}\d{4}\): \S")
 _CPP_WHAT = LazyRegex(r"^what\(\):\s+\S")
 _CPP_TERMINATE = GatedRegex(r"terminate called after throwing an instance of")
+# The C++ runtime's own abort, with no exception to name: a virtual call on an object being destroyed (`pure virtual
+# method called`), `std::terminate` with nothing thrown (a joinable `std::thread` destroyed) or inside a handler; the
+# process aborts right there, so the `Aborted` / `exitcode: -6` after it is its consequence (fourteenth round)
+_CPP_ABORT = GatedRegex(
+    r"^(?:pure virtual method called|terminate called (?:without an active exception|recursively))$"
+)
 # Errors from the transport under a library call: a chained, more specific exception says more
 # (`requests…HTTPError: 401` under `GatedRepoError`).
 _GENERIC_EXCEPTIONS = frozenset(
@@ -484,6 +492,7 @@ class _Candidate:
         False  # a line that words a failure ends in `:`: its detail follows (`Failed to start:`)
     )
     cut_short: bool = False  # a console cut it to its width (`consolid… …`): a whole line says more
+    locates_only: bool = False  # a runner's marker that only says where (`[FAILED] in [It] - x_test.go:161`)
     cascade: _Candidate | None = (
         None  # the first of the unbroken run of failure lines that ends in this error line
     )
@@ -533,6 +542,9 @@ class LikelyCausePicker:
             None  # the first line of the run of failure lines that ends at `_run_end`
         )
         self._run_end = 0
+        # the first line of the unbroken run of error and failure lines of one program that ends at `_reports_end`
+        self._reports: _Candidate | None = None
+        self._reports_end = 0
         # a JSON record printed over several lines: the line of its level field, and that level
         self._record_level: tuple[int, Level] | None = None
 
@@ -830,10 +842,25 @@ class LikelyCausePicker:
                     reason=LikelyReason.PANIC,
                     every_line=True,
                 )
+            elif (
+                message.startswith("panic: ")
+                and self._reports is not None
+                and self._reports_end == number - 1
+                and _program(self._reports.text) == _program(shown)
+            ):
+                # a Go program gives up (its own `panic(err)`) on what the run of error and failure lines right above it
+                # reported (ollama's `panic: unable to load model: …` after llama.cpp's `failed to allocate buffer …` …
+                # `failed to load model`): the run's first line says what failed, as for an error line that ends a
+                # cascade (fourteenth round); a Rust panic's message holds the error itself (`called `Result::unwrap()`
+                # on an `Err` value: …`) and stays the answer
+                if self._provisional is None:
+                    self._fatal = self._reports
             else:
                 self._event(number, shown, message, LikelyReason.PANIC)
         elif _FATAL_PYTHON.search(message):
             self._event(number, shown, message, LikelyReason.FATAL_PYTHON)
+        elif _CPP_ABORT.search(message):
+            self._event(number, shown, message, LikelyReason.CPP_EXCEPTION)
         elif _NATIVE_ASSERT.search(message):
             self._event(number, shown, message, LikelyReason.ASSERTION)
         else:
@@ -972,6 +999,7 @@ class LikelyCausePicker:
         ):  # `Primary job terminated normally, but 1 process returned` / `a non-zero exit code.`
             number, shown = above.number, above.text
         run = self._failure_run(number, shown, kind)
+        self._reporting_run(number, shown, kind)
         quoting = next((c for c in self._fallback if c.quotes_output and c.line == number - 1), None)
         introducing = next(
             (
@@ -991,7 +1019,10 @@ class LikelyCausePicker:
         ):  # `Failed to start, getting 404:` then what failed: the detail says more
             self._fallback.remove(introducing)
         elif (cut := next((c for c in self._fallback if c.reason is kind), None)) is not None:
-            if not (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message)):
+            if not (
+                (cut.cut_short and kind is LikelyReason.FAILURE_LINE and not _cut_short(message))
+                or (cut.locates_only and kind is LikelyReason.ERROR_LINE and _states_a_runners_failure(shown))
+            ):
                 return
             # `Failed: /home/u/.llama/checkpoints/consolid… …` lost its words: the whole line says more
             self._fallback.remove(cut)
@@ -1006,6 +1037,9 @@ class LikelyCausePicker:
         candidate.quotes_output = _QUOTES_OUTPUT.search(message) is not None
         candidate.introduces = kind is LikelyReason.FAILURE_LINE and message.endswith(":")
         candidate.cut_short = _cut_short(message)
+        candidate.locates_only = (
+            kind is LikelyReason.ERROR_LINE and _RUNNER_LOCATION.match(shown.strip()) is not None
+        )
         self._fallback.append(candidate)
 
     def _sentence_above(self, number: int, message: str) -> ExcerptLine | None:
@@ -1022,11 +1056,30 @@ class LikelyCausePicker:
             or text.text != above.text.strip()  # a log record's header (a time, a level): a line of its own
             or not text.text[:1].isupper()
             or not text.text[-1:].islower()  # `Step 2/35 : FROM $PARENT_IMAGE` ends a line, not a sentence
+            # it stops on a plain word (`… but 1 process returned`): a line that ends on an address, a path or a name
+            # (PBS's `Job deleted at request of root@mskcc-fe1.local` above `job preempted (node failure)`) is whole
+            or not text.text.rsplit(None, 1)[-1].isalpha()
             or _CODE.found(text.text)
             or any(candidate.line == above.number for candidate in self._fallback)
         ):
             return None
         return above
+
+    def _reporting_run(self, number: int, shown: str, kind: LikelyReason) -> None:
+        """Follows the unbroken run of one program's error and failure lines (llama.cpp's `llama_model_load: error loading
+        model: missing tensor …` then `failed to load model`), whatever came first in the log: a panic right below it
+        gives up on what its first line reported."""
+        if kind not in (LikelyReason.ERROR_LINE, LikelyReason.FAILURE_LINE):
+            self._reports = None
+            return
+        if (
+            self._reports is None
+            or self._reports_end != number - 1
+            or _program(self._reports.text) != _program(shown)
+        ):
+            self._reports = _Candidate(number, shown, kind, False, list(self._recent))
+            self._open.append(self._reports)
+        self._reports_end = number
 
     def _failure_run(self, number: int, shown: str, kind: LikelyReason) -> _Candidate | None:
         """The first line of the unbroken run of plain failure lines this one ends (llama.cpp's cascade: `gguf_init_from_
@@ -1117,7 +1170,7 @@ class LikelyCausePicker:
         chosen = chosen or (wrapper and _last_words(wrapper)) or wrapper
         for kind in (LikelyReason.FAILURE_LINE, LikelyReason.QUIET_FAILURE):
             chosen = chosen or next((c for c in self._fallback if c.reason is kind), None)
-        chosen = chosen or self._last
+        chosen = chosen or (self._last and _introduced(self._last)) or self._last
         if chosen is None:
             return None
         if chosen.reason is LikelyReason.FAILURE_LINE:
@@ -1161,6 +1214,32 @@ def _last_words(epilogue: _Candidate) -> _Candidate | None:
     before = [line for line in epilogue.before if line.number < last.number]
     after = [ExcerptLine(epilogue.line, kept_text(epilogue.text, EXCERPT_TEXT_LIMIT)), *epilogue.after]
     return _Candidate(last.number, last.text, LikelyReason.LAST_LINE, False, before, after[:EXCERPT_AFTER])
+
+
+def _introduced(last: _Candidate) -> _Candidate | None:
+    """The last line printed, with nothing in the log that reports a failure, when the line right above it introduces
+    it (RAYX's test: `[ setupTests.cpp:227] rayx.m_position != correct.m_position:` then the two positions): the
+    statement is the answer and the values below it are its detail, as an exception's line is over its message
+    printed below it (fourteenth round)."""
+    above = [line for line in last.before if line.number < last.line and says_something(line.text)]
+    if not above or above[-1].number != last.line - 1:
+        return None
+    statement = above[-1]
+    text = _normalize(statement.text).text.rstrip()
+    if (
+        not text.endswith(":")
+        # a cut traceback's header: its frames are no detail of it; `Exception in thread Thread-1:` only announces
+        or "Traceback (most recent call last)" in text
+        or _ANNOUNCEMENT.search(text)
+        or _CODE.found(text)
+        or _COMMAND_ECHO.match(text)
+    ):
+        return None
+    before = [line for line in last.before if line.number < statement.number]
+    after = [ExcerptLine(last.line, kept_text(last.text, EXCERPT_TEXT_LIMIT)), *last.after]
+    return _Candidate(
+        statement.number, statement.text, LikelyReason.LAST_LINE, False, before, after[:EXCERPT_AFTER]
+    )
 
 
 def _measured_check(verdict: _Candidate) -> _Candidate | None:
@@ -1207,7 +1286,44 @@ def _recap_cuts(recap: str, message: str) -> tuple[bool, bool] | None:
     later = _PYTEST_RECAP.match(message)
     if first is None or later is None:
         return None
-    return first["exception"].rstrip().endswith("..."), later["exception"].rstrip().endswith("...")
+    return _lost_its_message(first["exception"]), _lost_its_message(later["exception"])
+
+
+def _lost_its_message(exception: str) -> bool:
+    """A recap's exception cut to the terminal's width in its words (`BrokenPipeError...`, `ConnectionResetError: [Errno
+    104] Connection r...`); one cut inside the values its message goes on to list, its words whole before them
+    (`AssertionError: Lists differ: [[12, 67, 46, 29], …, [12, 67, 46, ...`), still says what failed (fourteenth round)."""
+    shown = exception.rstrip()
+    if not shown.endswith("..."):
+        return False
+    words = _WORDS_THEN_VALUES.match(shown)
+    if words is None:
+        return True
+    values = shown[words.end() - 1 :]
+    # the cut fell inside a value still open
+    return sum(values.count(c) for c in "[({") <= sum(values.count(c) for c in "])}")
+
+
+# the class, its message's words (a word of letters, no bracket yet), then the first bracket of a value
+_WORDS_THEN_VALUES = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^\[\](){}]*?[A-Za-z]{2,}[^\[\](){}]*?[\[({]")
+
+
+def _states_a_runners_failure(shown: str) -> bool:
+    """Ginkgo's failure marker that says what failed, not only where (its report's `[FAILED] Timed out after 61.060s.`
+    after its timeline's `[FAILED] in [It] - networking.go:288 @ 12/07/25 12:10:43.531`); another runner's verdict
+    (`--- FAIL: TestE2E`, the Go test that runs the suite) says no more than the location."""
+    text = shown.strip()
+    return _GINKGO_FAILURE.search(text) is not None and _RUNNER_LOCATION.match(text) is None
+
+
+# Ginkgo v2's timeline marks where a spec failed (`[FAILED] in [It] - /src/e2e_test.go:161 @ 01/21/25 21:59:21.129`);
+# the report below it prints the failure's message behind the same marker, which says more (fourteenth round)
+_GINKGO_FAILURE = LazyRegex(
+    next(pattern for runner, pattern, _message in TEST_RUNNER_FAILURES if runner == "Ginkgo")
+)
+_RUNNER_LOCATION = LazyRegex(
+    r"^\[(?:FAILED|PANICKED!|TIMEDOUT|INTERRUPTED)\] in \[[\w ]+\] - \S+:\d+(?: @ .*)?$"
+)
 
 
 def _cut_short(text: str) -> bool:
@@ -1343,7 +1459,12 @@ _MORE_PREFIXES = LazyRegex(
     r"|\[?(?P<glog>[EWIF])\d{3,4}\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+(?:\d+\s+)?[^\s\]]+:\d+\]\s*"
     r"|\[(?P<glog_short>[EWIF])(?:\s+[\w.]+:\d+)?\]\s*"
     r"|[\w.-]+\s+\|\s+"  # docker compose: `service  | `
-    r"|\d\d:\d\d:\d\d(?:\.\d+)?\s+(?=\S)"  # a time of day only (`08:12:40  ##[error]…`, a job log quoted by hand)
+    # a time of day (`08:12:40  ##[error]…`, a job log quoted by hand), with the record's level when one follows (SD.Next's
+    # rich handler: `16:26:52-725979 ERROR    Triton: InductorError`)
+    r"|\d\d:\d\d:\d\d(?:[.-]\d+)?\s+(?:(?P<timed>ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+)?(?=\S)"
+    # logging's `[%(levelname)s %(asctime)s] %(filename)s: %(lineno)d  %(message)s` (Ray's release tooling: `[ERROR
+    # 2023-03-29 08:44:58,216] glue.py: 420  Command returned non-success status: 137`)
+    r"|\[(?P<bracketed>ERROR|WARNING|INFO|DEBUG|CRITICAL)\s+\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d(?:[.,]\d+)?\]\s+(?:[\w.-]+:\s*\d+\s+)?"
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray>INFO|WARNING|ERROR|DEBUG|CRITICAL)\s+[\w.]+:\d+\s+--\s+"
     r"|(?:\([\w:-]+\)\s+)?\[\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d,\d+\s+(?P<ray_cpp>[EWIFCDT])\s+\d+\s+\d+\]\s+(?:\([\w:-]+\)\s+)?"
     r"|\d{1,2}:\d\d(?::\d\d)?(?:[AP]M)?\s+(?P<zerolog>TRC|DBG|INF|WRN|ERR|FTL|PNC)\s+"  # zerolog's console: `7:25AM INF`
@@ -1439,6 +1560,8 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["zerolog"]
             or match["dashed"]
             or match["log4j"]
+            or match["timed"]
+            or match["bracketed"]
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
             ("-stdout", "-stderr")
@@ -1497,13 +1620,30 @@ def tier_candidates(
 
 
 def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
-    """A line that reports a failure itself, as the picker reads one: at no quiet level, not a line it passes over."""
+    """A line that reports a failure itself: the picker's own reading, asked of the line alone (it chooses the line for
+    a failure it reports: an exception, a fatal event, an error line, a line that words a failure; never a wrapper, a
+    quiet failure or only the last line printed). A line alone has lost its context, so what only the context makes
+    harmless in the log is passed over first: a warning or an info line, and what the picker passes over inside a
+    traceback, a quote or a recovery (a frame, quoted source, a chain marker, a header, `… Retrying`)."""
+    if _passed_over_alone(text, is_wrapper):
+        return False
+    alone = pick_likely_cause([text], is_wrapper=is_wrapper)
+    return alone is not None and alone.reason not in _NO_FAILURE_OF_ITS_OWN
+
+
+# The picker's reasons for a line that does not itself report a failure of the process
+_NO_FAILURE_OF_ITS_OWN = frozenset({LikelyReason.WRAPPER, LikelyReason.QUIET_FAILURE, LikelyReason.LAST_LINE})
+
+
+def _passed_over_alone(text: str, is_wrapper: Callable[[str], bool]) -> bool:
+    """What the picker passes over in the log for the lines around it (a traceback's frame or source, quoted code, a
+    chain marker, a traceback's header), for its level, or as a wrapper, which the line alone cannot show it."""
     normalized = _normalize(text)
     message = normalized.text
-    if not message or normalized.level in (Level.WARNING, Level.INFO):
-        return False
-    if (
-        (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
+    return bool(
+        not message
+        or normalized.level in (Level.WARNING, Level.INFO)
+        or (_NOT_A_CAUSE.search(message) and not _carries_its_error(message))
         or _QUOTED_SOURCE.search(message)
         or _CODE.found(message)
         or _FRAME_NOISE.match(message)
@@ -1512,19 +1652,6 @@ def _reports_a_failure(text: str, is_wrapper: Callable[[str], bool]) -> bool:
         or _RECOVERED.search(message)
         or _WRAPPER.search(message)
         or is_wrapper(message)
-    ):
-        return False
-    return bool(
-        normalized.level is Level.ERROR
-        or _is_exception_line(message)
-        or _EXCEPTION_ANYWHERE.search(message)
-        or _SIGNAL.found(message)
-        or _FATAL_PHRASE.search(message)
-        or _PANIC.search(message)
-        or _NATIVE_ASSERT.search(message)
-        or _ERROR_PHRASE.search(message)
-        or _CPP_WHAT.match(message)
-        or _words_a_failure(message)
     )
 
 

@@ -30,7 +30,7 @@ _CANDIDATE_KEYWORDS = (
     rb"|refused|denied|invalid|dead|died|crash|timed out|timeout|exceeded|not enough|already in use|no space"
     # a failure named without the failure words, systemd's exit status, a count short of what was expected, llama.cpp's
     # older assertion, hamcrest's mismatch (eleventh round)
-    rb"|\bfault\b|\berr[a-z]|backoff|empty reply|code=exited|found \(expected|ggml_assert|^\s*but was:"
+    rb"|pure virtual method called|\bfault\b|\berr[a-z]|backoff|empty reply|code=exited|found \(expected|ggml_assert|^\s*but was:"
     rb"|not running|no route to host|unreachable|connection reset|broken pipe|not match"
     rb"|did not (?:run|complete|finish) successfully|there (?:was|has been) an? problem|lost (?:communication|connection) with|nccl warn"
     rb"|\*\*\* [a-z ]+ detected \*\*\*|\*\*\* error in `|corrupt|malloc\(\): |evicted|pressure|low on resource"
