@@ -19,11 +19,13 @@ from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 # 76.3 % top-1, 1 false cause of 54, likely cause 85.1 % of 74.
 # The tenth holdout has since been retired into train (97.2 % top-1, 1 false cause of 473, likely 97.4 % of 426); after
 # the fourteenth round (two rule authors, the likely-cause picker, a learned family model) train reads 99.1 %, 0 false
-# causes of 474, likely 99.8 % of 407.
+# causes of 474, likely 99.8 % of 407. The holdout is now the eleventh blind collection (178 cases in three sets,
+# audited blind, scored once after every branch of the round was merged, never studied): 74.2 % top-1, 3 false causes
+# of 46 (all from ordinary rules), likely cause 78.8 % of 66. The floors hold that score; they are not a target.
 # A rule change that loses ground, or names a cause where there is none, fails CI.
-MIN_TOP1 = {"train": 0.99, "holdout": 0.76, "gpu": 0.95}
-MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 1 / 54, "gpu": 0.0}  # the tenth holdout: 1 of 54
-MIN_LIKELY = {"holdout": 0.84, "train": 0.99}  # the likely cause on failures no rule explains
+MIN_TOP1 = {"train": 0.99, "holdout": 0.74, "gpu": 0.95}
+MAX_FALSE_CAUSE_RATE = {"train": 0.0, "holdout": 3 / 46, "gpu": 0.0}  # the eleventh holdout: 3 of 46
+MIN_LIKELY = {"holdout": 0.78, "train": 0.99}  # the likely cause on failures no rule explains
 
 
 @pytest.mark.parametrize("split", SPLITS)
