@@ -94,6 +94,16 @@ def timed(run: Callable[[], int], repeat: int) -> tuple[float, int]:
     return best, result
 
 
+def pack_hyperscan() -> tuple[LiteralSearch, Any]:
+    """The shipped pack's literal search and its Hyperscan finder, compiled as before forking workers."""
+    search = CompiledRules(load_rules()).prefilter.pattern
+    assert isinstance(search, LiteralSearch)
+    search.finder()  # Hyperscan's database, compiled as before forking workers
+    finder = search.hyperscan_search()
+    assert finder is not None, "hyperscan is installed but the pack's literals did not go to it"
+    return search, finder
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size-mib", type=float, default=32)
@@ -101,11 +111,7 @@ def main() -> None:
     args = parser.parse_args()
     import hyperscan
 
-    search = CompiledRules(load_rules()).prefilter.pattern
-    assert isinstance(search, LiteralSearch)
-    search.finder()  # Hyperscan's database, compiled as before forking workers
-    finder = search.hyperscan_search()
-    assert finder is not None, "hyperscan is installed but the pack's literals did not go to it"
+    _search, finder = pack_hyperscan()
     literals = list(finder.expressions)
     flags = [0] * finder.sensitive_count + [hyperscan.HS_FLAG_CASELESS] * (
         len(literals) - finder.sensitive_count

@@ -35,12 +35,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from artifacts import MIB
-from bench_hyperscan import blocks, database
+from bench_hyperscan import blocks, database, pack_hyperscan
 from healthy_mix import healthy_bytes
 
 from forensics.engine.prefilter import LiteralSearch, first_match_finder
-from forensics.engine.scanner import CompiledRules
-from forensics.rules.loader import load_rules
 
 Lines = list[set[int]]  # per block, the start of every line found
 
@@ -191,11 +189,7 @@ def main() -> None:
     args = parser.parse_args()
     import hyperscan
 
-    search = CompiledRules(load_rules()).prefilter.pattern
-    assert isinstance(search, LiteralSearch)
-    search.finder()  # Hyperscan's database, compiled as before forking workers
-    scanner = search.hyperscan_search()
-    assert scanner is not None, "hyperscan is installed but the pack's literals did not go to it"
+    search, scanner = pack_hyperscan()
     literals = list(scanner.expressions)
     sensitive = scanner.sensitive_count
     parts = blocks(healthy_bytes(args.size_mib))

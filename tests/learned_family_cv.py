@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,27 +129,23 @@ def _right(outcome: Outcome, named: tuple[int, str]) -> bool:
     return named[1] == outcome.expected and named[0] == outcome.expected_line
 
 
+def _judged(outcome: Outcome, named: tuple[int, str] | None) -> str | None:
+    """What naming `named` on this case is: "false" (on an unexplained case), "right" or "wrong"; None: nothing named."""
+    if named is None:
+        return None
+    if outcome.expected == UNEXPLAINED:
+        return "false"
+    return "right" if _right(outcome, named) else "wrong"
+
+
 def score(cases: Sequence[Case], model: FamilyModel) -> Score:
     """Replay the learned tier on the recorded lines, and the model alone on the picker's lines."""
-    new_right = wrong = false = alone_right = alone_wrong = alone_false = 0
+    tier: Counter[str | None] = Counter()
+    alone: Counter[str | None] = Counter()
     for case in cases:
         outcome = case.outcome
-        named = _named(model, case.candidates) if outcome.got_rule is None else None
-        if named is not None:
-            if outcome.expected == UNEXPLAINED:
-                false += 1
-            elif _right(outcome, named):
-                new_right += 1
-            else:
-                wrong += 1
-        alone = _named(model, case.alone)
-        if alone is not None:
-            if outcome.expected == UNEXPLAINED:
-                alone_false += 1
-            elif _right(outcome, alone):
-                alone_right += 1
-            else:
-                alone_wrong += 1
+        tier[_judged(outcome, _named(model, case.candidates) if outcome.got_rule is None else None)] += 1
+        alone[_judged(outcome, _named(model, case.alone))] += 1
     causes = [case for case in cases if case.outcome.expected != UNEXPLAINED]
     return Score(
         cases=len(cases),
@@ -156,12 +153,12 @@ def score(cases: Sequence[Case], model: FamilyModel) -> Score:
         unexplained=len(cases) - len(causes),
         pack_right=sum(case.outcome.correct for case in causes),
         pack_false=sum(case.outcome.false_cause for case in cases),
-        new_right=new_right,
-        wrong=wrong,
-        false=false,
-        alone_right=alone_right,
-        alone_wrong=alone_wrong,
-        alone_false=alone_false,
+        new_right=tier["right"],
+        wrong=tier["wrong"],
+        false=tier["false"],
+        alone_right=alone["right"],
+        alone_wrong=alone["wrong"],
+        alone_false=alone["false"],
     )
 
 

@@ -27,7 +27,7 @@ from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
 from forensics.sinks.base import Target
 from tests.corpus_accuracy import evaluate, labels
-from tests.support.rulebook import without_ordinary_explainers
+from tests.support.rulebook import causes_found, unexplained_train_report, without_ordinary_explainers
 from tests.tier_coverage import count, tier_alone
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
@@ -104,20 +104,10 @@ def test_an_ordinary_rule_that_explains_the_test_wins(rule_pack: RuleSet) -> Non
     assert match_fatal_line(cause.evidence.text, fatal_line_rules(CompiledRules(rule_pack))) is not None
 
 
-def _unexplained_train_cases() -> list[str]:
-    return [label.name for label in labels("train") if label.family == "unexplained" and label.test is None]
-
-
 def test_no_unexplained_train_case_gets_a_fatal_line_cause(rule_pack: RuleSet) -> None:
-    cases = _unexplained_train_cases()
-    assert len(cases) >= 250
-    report = analyze([str(TRAIN / name) for name in cases], rules=rule_pack)
-    named = [
-        (verdict.test.full_name, verdict.root_cause.rule_id)
-        for verdict in report.verdicts
-        if verdict.root_cause is not None and verdict.root_cause.found_by is FoundBy.FATAL_LINE
-    ]
-    assert named == []
+    report = unexplained_train_report(rule_pack)
+    assert len(report.verdicts) >= 250
+    assert causes_found(report, FoundBy.FATAL_LINE) == []
     # and their likely-cause lines, tried one by one against every fatal-line rule, match none
     rules = fatal_line_rules(CompiledRules(rule_pack))
     likely = [v.likely_cause.evidence.text for v in report.verdicts if v.likely_cause is not None]

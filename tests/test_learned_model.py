@@ -34,7 +34,7 @@ from forensics.usecases.learn_family_model import (
     learn,
     model_text,
 )
-from tests.corpus_accuracy import labels
+from tests.support.rulebook import causes_found, unexplained_train_report
 
 TRAIN = Path(__file__).resolve().parent / "corpus" / "train"
 FAMILIES = TRAIN.parent / "families.toml"
@@ -119,15 +119,9 @@ def test_no_labelled_line_of_an_unexplained_train_case_gets_a_family(examples: l
 
 
 def test_no_unexplained_train_case_gets_a_learned_cause(rule_pack: RuleSet) -> None:
-    cases = [label.name for label in labels("train") if label.family == "unexplained" and label.test is None]
-    assert len(cases) >= 450
-    report = analyze([str(TRAIN / name) for name in cases], rules=rule_pack)
-    named = [
-        (verdict.test.full_name, verdict.root_cause.rule_id)
-        for verdict in report.verdicts
-        if verdict.root_cause is not None and verdict.root_cause.found_by is FoundBy.LEARNED
-    ]
-    assert named == []
+    report = unexplained_train_report(rule_pack)
+    assert len(report.verdicts) >= 450
+    assert causes_found(report, FoundBy.LEARNED) == []
 
 
 def test_a_model_must_put_none_first() -> None:

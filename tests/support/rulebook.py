@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from forensics.model import RuleScope
+from forensics.model import FoundBy, Report, RuleScope
 from forensics.report.build import analyze
 from forensics.rules.loader import load_rules
 from forensics.rules.model import RuleSet
@@ -70,3 +70,20 @@ def without_ordinary_explainers(path: Path, rules: RuleSet) -> RuleSet:
             return RuleSet(kept)
         kept = tuple(rule for rule in kept if rule.id != rule_id)
     raise AssertionError(f"{path.name}: more than two ordinary rules explain it")
+
+
+def unexplained_train_report(rules: RuleSet) -> Report:
+    """The report `rules` give on train's plain-log cases labelled `unexplained` (one test a log)."""
+    from tests.corpus_accuracy import CORPUS, labels
+
+    names = [label.name for label in labels("train") if label.family == "unexplained" and label.test is None]
+    return analyze([str(CORPUS / "train" / name) for name in names], rules=rules)
+
+
+def causes_found(report: Report, found_by: FoundBy) -> list[tuple[str, str]]:
+    """(test, rule id) of each root cause in the report that was found `found_by`."""
+    return [
+        (verdict.test.full_name, verdict.root_cause.rule_id)
+        for verdict in report.verdicts
+        if verdict.root_cause is not None and verdict.root_cause.found_by is found_by
+    ]
