@@ -91,6 +91,24 @@ def likely_line_cause(
     return rule.finding(captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE)
 
 
+def tiered_likely_cause(
+    picked: LikelyLine,
+    evidence_at: Callable[[int, str, tuple[ExcerptLine, ...]], Evidence],
+    compiled: CompiledRules,
+    *,
+    is_wrapper: Callable[[str], bool] = lambda _text: False,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> Finding | None:
+    """The cause the tiers after the scan name for a likely cause: a fatal-line rule (`likely_line_cause`), else the
+    family model learned from the corpus (engine/learned.py, imported only then)."""
+    cause = likely_line_cause(picked, evidence_at, compiled, is_wrapper=is_wrapper, timeout=timeout)
+    if cause is None:
+        from forensics.engine.learned import learned_line_cause
+
+        cause = learned_line_cause(picked, evidence_at, compiled, is_wrapper=is_wrapper)
+    return cause
+
+
 def match_likely_cause(
     picked: LikelyLine,
     rules: Sequence[Rule],
