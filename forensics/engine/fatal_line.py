@@ -80,33 +80,18 @@ def likely_line_cause(
     is_wrapper: Callable[[str], bool] = lambda _text: False,
     timeout: float = DEFAULT_TIMEOUT,
 ) -> Finding | None:
-    """The root cause a fatal-line rule names for a likely cause (`match_likely_cause`), with the line it names as
+    """The root cause the tiers after the scan name for a likely cause: a fatal-line rule (`match_likely_cause`),
+    else the family model learned from the corpus (engine/learned.py, imported only then), with the line it names as
     the evidence; `evidence_at(line, text, excerpt)` places a line in its log."""
     if not compiled.fatal_line_rules:
         return None
     found = match_likely_cause(picked, fatal_line_rules(compiled), is_wrapper=is_wrapper, timeout=timeout)
     if found is None:
-        return None
-    number, text, rule, captures = found
-    return rule.finding(captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE)
-
-
-def tiered_likely_cause(
-    picked: LikelyLine,
-    evidence_at: Callable[[int, str, tuple[ExcerptLine, ...]], Evidence],
-    compiled: CompiledRules,
-    *,
-    is_wrapper: Callable[[str], bool] = lambda _text: False,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> Finding | None:
-    """The cause the tiers after the scan name for a likely cause: a fatal-line rule (`likely_line_cause`), else the
-    family model learned from the corpus (engine/learned.py, imported only then)."""
-    cause = likely_line_cause(picked, evidence_at, compiled, is_wrapper=is_wrapper, timeout=timeout)
-    if cause is None:
         from forensics.engine.learned import learned_line_cause
 
-        cause = learned_line_cause(picked, evidence_at, compiled, is_wrapper=is_wrapper)
-    return cause
+        return learned_line_cause(picked, evidence_at, compiled, is_wrapper=is_wrapper)
+    number, text, rule, captures = found
+    return rule.finding(captures, evidence_at(number, text, picked.excerpt), found_by=FoundBy.FATAL_LINE)
 
 
 def match_likely_cause(
@@ -118,13 +103,20 @@ def match_likely_cause(
 ) -> tuple[int, str, Rule, dict[str, str]] | None:
     """The first of `rules` that matches the likely-cause line, else the best-ranked line of its excerpt that reports
     a failure (engine/likely.py's `tier_candidates`): that line's number and text, the rule and its captures."""
-    from forensics.engine.likely import tier_candidates
-
-    for number, text in (
-        (picked.line, picked.text),
-        *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
-    ):
+    for number, text in candidate_lines(picked, is_wrapper=is_wrapper):
         matched = match_fatal_line(text, rules, timeout=timeout)
         if matched is not None:
             return number, text, *matched
     return None
+
+
+def candidate_lines(
+    picked: LikelyLine, *, is_wrapper: Callable[[str], bool] = lambda _text: False
+) -> tuple[tuple[int, str], ...]:
+    """The lines the tiers try, in their order: the likely cause, then `tier_candidates` (number and text)."""
+    from forensics.engine.likely import tier_candidates
+
+    return (
+        (picked.line, picked.text),
+        *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
+    )

@@ -27,6 +27,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forensics.engine.fatal_line import candidate_lines
 from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
 from forensics.engine.scanner import CompiledRules
@@ -163,18 +164,6 @@ def shipped_model(pack: Path) -> FamilyModel | None:
     if not path.is_file():
         return None
     return model_from_json(json.loads(path.read_text(encoding="utf-8")))
-
-
-def candidate_lines(
-    picked: LikelyLine, *, is_wrapper: Callable[[str], bool] = lambda _text: False
-) -> tuple[tuple[int, str], ...]:
-    """The lines the fatal-line tier tries, in its order: the likely cause, then `tier_candidates`."""
-    from forensics.engine.likely import tier_candidates
-
-    return (
-        (picked.line, picked.text),
-        *((line.number, line.text) for line in tier_candidates(picked, is_wrapper=is_wrapper)),
-    )
 
 
 def learned_line(

@@ -242,7 +242,7 @@ class InputSession:
         if verdict.root_cause is not None or not verdict.test.status.is_failing:
             return verdict
         # the tiers' code only where a failure no rule explains needs it (tests/test_fixed_cost.py)
-        from forensics.engine.fatal_line import tiered_likely_cause
+        from forensics.engine.fatal_line import likely_line_cause
         from forensics.engine.likely import choose_among_logs
 
         logs = sorted(_all_logs(verdict.test), key=lambda ref: ref.rank)
@@ -253,7 +253,7 @@ class InputSession:
         log = ScannedLog(ref, scans[ref.key])
         # the second tier: a fatal-line family rule tried on that line, else on the lines of its excerpt that report
         # a failure (engine/likely.py's `tier_candidates`), else the third, the family model learned from the corpus
-        cause = tiered_likely_cause(
+        cause = likely_line_cause(
             picked,
             log.evidence,
             self.compiled,

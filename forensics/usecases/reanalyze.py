@@ -22,7 +22,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from forensics.engine.fatal_line import tiered_likely_cause
+from forensics.engine.fatal_line import likely_line_cause
 from forensics.engine.scanner import CompiledRules, LogScan, scan_text
 from forensics.engine.verdict import decide
 from forensics.engine.verdict_inputs import ScannedLog
@@ -177,7 +177,7 @@ def _fatal_line_cause(
     (log, shift), picked = chosen
     excerpt = tuple(ExcerptLine(line.number + shift, line.text) for line in picked.excerpt)
     shifted = LikelyLine(picked.line + shift, picked.text, picked.reason, excerpt)
-    return tiered_likely_cause(shifted, log.evidence, compiled)  # as InputSession tries the tiers
+    return likely_line_cause(shifted, log.evidence, compiled)  # as InputSession tries the tiers
 
 
 def _shifted(scan: LogScan, offset: int) -> LogScan:
