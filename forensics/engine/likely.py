@@ -116,10 +116,14 @@ class LikelyLine:
 
 
 _PROCESS_TAG = LazyRegex(
-    r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
+    r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)(?:,\s*ip=[\d.]+)?\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
 _EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?: ?\[\w+\])?(?::\s|:$|$)")
+# The standard library's exception classes named in lower case (`socket.timeout: timed out`, `socket.gaierror: [Errno
+# -2] Name or service not known`), where a traceback ends; by name, as a line of quoted source reads the same way
+# (`self.timeout: int = 5`)
+_LOWER_CASE_EXCEPTION = LazyRegex(r"^(?:socket\.(?:timeout|gaierror|herror|error)|select\.error|os\.error): \S")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -151,7 +155,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
-    | \bSignal\ \d+\ \(SIG\w+\)\ received
+    | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\ 
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
@@ -736,7 +740,11 @@ class LikelyCausePicker:
         if number - traceback.start > TRACEBACK_SPAN:
             del self._tracebacks[tag]
             return False
-        if _is_exception_line(message) or _prefixed_exception(message):
+        if (
+            _is_exception_line(message)
+            or _prefixed_exception(message)
+            or _LOWER_CASE_EXCEPTION.match(message)
+        ):
             del self._tracebacks[tag]
             if traceback.fatal:
                 self._exception(number, shown, message, LikelyReason.EXCEPTION)
