@@ -18,7 +18,11 @@ from tests.support.likely import picked_from, picked_in
         ("holdout-r11/segfault/w-torch-xla-grad-checkpoint-signal11.log", 5, LikelyReason.SIGNAL),
         # the kernel's report of a process's segfault (`python[489815]:  segfault at ffff… in libc.so.6[…] error 5`):
         # the first one, not the last of nine
-        ("holdout-r11/segfault/x-wavepy-scipy-griddata-openblas-segfault-journal.log", 3, LikelyReason.SIGNAL),
+        (
+            "holdout-r11/segfault/x-wavepy-scipy-griddata-openblas-segfault-journal.log",
+            3,
+            LikelyReason.SIGNAL,
+        ),
         # Ray's tag for a worker on another node (`(RayWorkerWrapper pid=11613, ip=11.46.89.2) ERROR …`) is a process
         # tag like vLLM's: its ERROR traceback ends in the standard library's lower-case `socket.timeout: timed out`
         (
@@ -26,6 +30,14 @@ from tests.support.likely import picked_from, picked_in
             9,
             LikelyReason.EXCEPTION,
         ),
+        # pip's `ERROR: Exception:` names the base class alone above the traceback of its internal error: the
+        # traceback's `OSError: [Errno 28] No space left on devi…` is what it sums up
+        ("holdout-r11/disk-full/w-a1111-win-torch-download-errno28.log", 28, LikelyReason.EXCEPTION),
+        # vLLM's `No platform detected, vLLM is running on UnspecifiedPlatform` (at INFO) says no accelerator was found,
+        # not the last line printed after it
+        ("holdout-r11/no-gpu/v-vllm-docker-unspecified-platform.log", 2, LikelyReason.QUIET_FAILURE),
+        # NVSHMEM's error macro `file.cpp:1345: non-zero status: 121 Error in …` words a failure: the first of its run
+        ("holdout-r11/nccl-error/x-deepep-nvshmem-ibgda-init2rtr-roce.log", 3, LikelyReason.FAILURE_LINE),
     ],
 )
 def test_the_eleventh_holdouts_likely_causes(file: str, line: int, reason: LikelyReason) -> None:
@@ -33,7 +45,9 @@ def test_the_eleventh_holdouts_likely_causes(file: str, line: int, reason: Likel
 
 
 def test_a_signal_handlers_banner_and_the_kernels_segfault_report_are_fatal_signals() -> None:
-    assert picked_from(["TfrtCpuClient destroyed.", "*** Received signal 11 ***", "/lib/libc.so.6(+0x13140)"]) == (
+    assert picked_from(
+        ["TfrtCpuClient destroyed.", "*** Received signal 11 ***", "/lib/libc.so.6(+0x13140)"]
+    ) == (
         2,
         LikelyReason.SIGNAL,
     )
@@ -67,3 +81,44 @@ def test_rays_remote_worker_tag_is_a_process_tag_and_lower_case_exceptions_end_a
             "ValueError: bad timeout",
         ]
     ) == (4, LikelyReason.EXCEPTION)
+
+
+def test_the_base_class_alone_sums_up_the_traceback_below_it() -> None:
+    traceback = [
+        "Traceback (most recent call last):",
+        '  File "x.py", line 1, in f',
+        "    yield",
+        "OSError: [Errno 28] No space left on device",
+    ]
+    assert picked_from(["ERROR: Exception:", *traceback]) == (5, LikelyReason.EXCEPTION)
+    # a class of its own named alone sums up only a traceback that ends in it; without a traceback it is the answer
+    assert picked_from(["KeyError:", *traceback]) == (1, LikelyReason.EXCEPTION_LINE)
+    assert picked_from(["ERROR: Exception:", "done"]) == (1, LikelyReason.EXCEPTION_LINE)
+
+
+def test_no_platform_and_nvshmems_non_zero_status_word_a_failure() -> None:
+    version = "INFO 05-14 04:44:37 [api_server.py:1034] vLLM API server version 0.8.4"
+    assert picked_from(
+        [
+            "INFO 05-14 04:44:35 [__init__.py:243] No platform detected, vLLM is running on UnspecifiedPlatform",
+            version,
+        ]
+    ) == (1, LikelyReason.QUIET_FAILURE)
+    assert picked_from(
+        ["INFO 05-14 04:44:35 [__init__.py:243] Automatically detected platform cuda.", version]
+    ) == (
+        2,
+        LikelyReason.LAST_LINE,
+    )
+    assert picked_from(
+        [
+            "/x/ibgda.cpp:1345: non-zero status: 121 Error in mlx5dv_devx_obj_modify for INIT2RTR_QP",
+            "",
+            "/x/ibgda.cpp:3005: non-zero status: 7 ibgda_rc_init2rtr failed on RC #0.",
+        ]
+    ) == (1, LikelyReason.FAILURE_LINE)
+    # a status of 0 is no failure
+    assert picked_from(["worker finished, non-zero status: 0 warnings", "done"]) == (
+        2,
+        LikelyReason.LAST_LINE,
+    )

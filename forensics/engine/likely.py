@@ -123,7 +123,12 @@ _EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?
 # The standard library's exception classes named in lower case (`socket.timeout: timed out`, `socket.gaierror: [Errno
 # -2] Name or service not known`), where a traceback ends; by name, as a line of quoted source reads the same way
 # (`self.timeout: int = 5`)
-_LOWER_CASE_EXCEPTION = LazyRegex(r"^(?:socket\.(?:timeout|gaierror|herror|error)|select\.error|os\.error): \S")
+_LOWER_CASE_EXCEPTION = LazyRegex(
+    r"^(?:socket\.(?:timeout|gaierror|herror|error)|select\.error|os\.error): \S"
+)
+# The base class named alone (pip's `ERROR: Exception:`, then the traceback of its internal error): it sums up any
+# exception the traceback below it ends in
+_BASE_CLASS_ALONE = LazyRegex(r"^(?:ERROR: )?(?:Base)?Exception:\s*$")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -387,13 +392,16 @@ _FAILURE_WORDS = GatedRegex(
     # when allocating tensor …`), torch elastic's agent on the signal it got (`Received 15 death signal`)
     r"|error while [a-z]+ing|resource exhausted|OOM when allocating|death signal"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    # NVSHMEM's error macro: `ibgda.cpp:1345: non-zero status: 121 Error in mlx5dv_devx_obj_modify …`
+    r"|non-zero status: [1-9]\d*"
     # systemd's `ollama.service: Main process exited, code=exited, status=2/INVALIDARGUMENT`
     r"|code=exited, status=[1-9]\d*"
     # a count that misses what was expected (`0 active driver(s) found (expected 1)`)
     r"|0 (?:[\w()-]+ ){0,3}found \(expected [1-9]"
-    # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`)
+    # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`, vLLM's `No
+    # platform detected, vLLM is running on UnspecifiedPlatform`: no accelerator at all)
     r"|\b(?:found|detected) 0 (?:[\w-]+ )?(?:devices?|GPUs?)\b"
-    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?) (?:were )?(?:found|detected|available)\b"
+    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?|platforms?) (?:were )?(?:found|detected|available)\b"
     # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
     # communication with the server.`
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
@@ -889,9 +897,10 @@ class LikelyCausePicker:
         elif self._provisional is not None and _cut_recaps(self._provisional.candidate.text, message):
             return  # the next recap cut short too: the first stays, waiting for a whole one
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
-            if self._provisional.summarizes and self._provisional.name in (
-                _exception_name(message),
-                *_named(message),
+            if self._provisional.summarizes and (
+                self._provisional.name in (_exception_name(message), *_named(message))
+                # the base class alone (pip's `ERROR: Exception:` above the traceback of its internal error) is any
+                or _BASE_CLASS_ALONE.match(self._provisional.candidate.text) is not None
             ):
                 # the traceback below a summary line (ducktape's `KeyError('samples')`) ends in the same exception
                 self._provisional = None
