@@ -160,7 +160,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
-    | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\ 
+    | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\s
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
