@@ -38,6 +38,23 @@ from tests.support.likely import picked_from, picked_in
         ("holdout-r11/no-gpu/v-vllm-docker-unspecified-platform.log", 2, LikelyReason.QUIET_FAILURE),
         # NVSHMEM's error macro `file.cpp:1345: non-zero status: 121 Error in …` words a failure: the first of its run
         ("holdout-r11/nccl-error/x-deepep-nvshmem-ibgda-init2rtr-roce.log", 3, LikelyReason.FAILURE_LINE),
+        # logcat's level column (Android Studio's `… 32362-10922 onnxruntime  com.example.local_llm  E   …`): the first E
+        # line, ONNX Runtime's `Exception during initialization: …`, not the app's `Model load failed` below it
+        (
+            "holdout-r11/unexplained/x-android-ort-genai-fusion-getindexfromname.log",
+            2,
+            LikelyReason.ERROR_LINE,
+        ),
+        # compose's plain status row `Container translation-tgi-service  Error` starts no sentence that the next line
+        # goes on with: compose's own `dependency failed to start: … exited (1)` is the failure
+        ("holdout-r11/unexplained/v-opea-translation-tgi-service-exited.log", 4, LikelyReason.FAILURE_LINE),
+        # a quoted block's indented `>   java.lang.AssertionError: …` is the exception, not pytest's source marker; it
+        # beats Gradle's `… testFixBadQuals FAILED` verdict above it
+        (
+            "holdout-r11/unexplained/w-gatk-travis-misencoded-quals-arrays-differ.log",
+            4,
+            LikelyReason.EXCEPTION_LINE,
+        ),
     ],
 )
 def test_the_eleventh_holdouts_likely_causes(file: str, line: int, reason: LikelyReason) -> None:
@@ -121,4 +138,51 @@ def test_no_platform_and_nvshmems_non_zero_status_word_a_failure() -> None:
     assert picked_from(["worker finished, non-zero status: 0 warnings", "done"]) == (
         2,
         LikelyReason.LAST_LINE,
+    )
+
+
+def test_logcat_shows_a_level_and_compose_status_rows_start_no_sentence() -> None:
+    studio = "2025-12-09 13:58:40.093 32362-10922 {tag:<22} com.example.app  {level}  {message}"
+    assert picked_from(
+        [
+            studio.format(tag="onnxruntime", level="E", message="Exception during initialization: bad graph"),
+            studio.format(tag="LLM", level="E", message="Model load failed"),
+        ]
+    ) == (1, LikelyReason.ERROR_LINE)
+    # at W it is a warning: the failure line after it is the answer
+    assert picked_from(
+        [
+            studio.format(tag="onnxruntime", level="W", message="Exception during initialization: bad graph"),
+            studio.format(tag="LLM", level="I", message="Model load failed"),
+        ]
+    ) == (2, LikelyReason.QUIET_FAILURE)
+    assert picked_from(["12-09 13:58:40.093 32362 10922 E onnxruntime: Exception during initialization"]) == (
+        1,
+        LikelyReason.ERROR_LINE,
+    )
+    assert picked_from(
+        ["Container a  Started", "Container a  Error", "dependency failed to start: container a exited (1)"]
+    ) == (3, LikelyReason.FAILURE_LINE)
+    # a console-wrapped sentence is still answered at its first line
+    assert picked_from(
+        [
+            "Primary job  terminated normally, but 1 process returned",
+            "a non-zero exit code. Per user-direction, the job has been aborted.",
+        ]
+    ) == (1, LikelyReason.FAILURE_LINE)
+
+
+def test_an_exception_in_a_quoted_block_is_no_pytest_source_line() -> None:
+    assert picked_from(
+        [
+            "> Gradle test a.B.testX FAILED",
+            "> ```",
+            ">   java.lang.AssertionError: arrays differ",
+            ">         at org.testng.Assert.fail(Assert.java:94)",
+        ]
+    ) == (3, LikelyReason.EXCEPTION_LINE)
+    # pytest's marker before a raise stays quoted source: its `E` line is the answer
+    assert picked_from(['>       raise ValueError("boom")', "E       ValueError: boom"]) == (
+        2,
+        LikelyReason.EXCEPTION_LINE,
     )

@@ -1077,6 +1077,8 @@ class LikelyCausePicker:
             # (PBS's `Job deleted at request of root@mskcc-fe1.local` above `job preempted (node failure)`) is whole
             or not text.text.rsplit(None, 1)[-1].isalpha()
             or _CODE.found(text.text)
+            # a progress display's status row (`Container translation-tgi-service  Error`) is no sentence's start
+            or _STATUS_ROW.match(text.text) is not None
             or any(candidate.line == above.number for candidate in self._fallback)
         ):
             return None
@@ -1352,7 +1354,9 @@ def _cut_short(text: str) -> bool:
     return stripped.endswith("…") or _STATUS_ROW.match(stripped) is not None
 
 
-_STATUS_ROW = LazyRegex(r"^[✘✗]\s+\S.*\s\d+(?:\.\d+)?s$")
+# docker compose's status rows: the terminal's (`✘ Container app-db-1  Error  1.0s`) and the plain progress a pipe gets
+# (`Container translation-tgi-service  Error`), whose error is printed below the display
+_STATUS_ROW = LazyRegex(r"^(?:[✘✗]\s+\S.*\s\d+(?:\.\d+)?s|Container [\w.-]+\s{2,}Error)$")
 
 
 def _carries_its_error(message: str) -> bool:
@@ -1494,6 +1498,10 @@ _MORE_PREFIXES = LazyRegex(
     # log4j's `[%-5p] %t %c - ` (TorchServe's `[WARN ] W-9000-mymodel_1.0-stderr MODEL_LOG - `): a worker's stream
     # relayed at one level when its thread names the stream
     r"|\[(?P<log4j>ERROR|WARN|INFO|DEBUG|FATAL|TRACE)\s*\]\s+(?P<thread>[\w.-]+)\s+[\w.$]+\s+-\s+"
+    # Android's logcat, as Android Studio shows it (`2025-12-09 13:58:40.093 32362-10922 onnxruntime  com.example.app  E  `)
+    # and as `adb logcat -v threadtime` prints it (`12-09 13:58:40.093 32362 10922 E onnxruntime: `): a level letter
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+-\d+\s+\S+\s+\S+\s+(?P<logcat>[VDIWEFA])\s+(?=\S)"
+    r"|\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+\s+\d+\s+(?P<threadtime>[VDIWEFA])\s+(?=\S)"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
@@ -1526,6 +1534,11 @@ _LEVELS = {
     "TRC": Level.INFO,
 }
 
+# logcat's priorities: verbose, debug, info, warning, error, fatal and assert
+_LOGCAT_LEVELS = {"V": "D", "D": "D", "I": "I", "W": "W", "E": "E", "F": "F", "A": "F"}
+
+_QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+
 
 def unmarked(raw: str) -> str:
     """A log line pasted with Markdown's marks as the line itself: a line wrapped in backticks
@@ -1534,6 +1547,11 @@ def unmarked(raw: str) -> str:
     text = raw.strip()
     if text.startswith("> ") and len(text) > 2 and not text[2].isspace():
         text = text[2:]
+        raw = text
+    elif text.startswith("> ") and _QUOTED_EXCEPTION.match(text[2:].lstrip()) is not None:
+        # an exception's line is never a line of source: a quoted block's indented line (`>   java.lang.AssertionError:
+        # arrays differ …` inside a quoted code block), not pytest's marker
+        text = text[2:].lstrip()
         raw = text
     if len(text) > 2 and text[0] == "`" and text[-1] == "`" and text.count("`") == 2:
         return text[1:-1]
@@ -1579,6 +1597,7 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["log4j"]
             or match["timed"]
             or match["bracketed"]
+            or _LOGCAT_LEVELS.get(match["logcat"] or match["threadtime"] or "", "")
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
             ("-stdout", "-stderr")
