@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from forensics.engine.normalize import Level, NormalizedLine, normalize_line
 from forensics.model import LikelyReason
 from tests.support.likely import picked_from, picked_in
 
@@ -80,6 +81,11 @@ def test_a_signal_handlers_banner_and_the_kernels_segfault_report_are_fatal_sign
 
 def test_rays_remote_worker_tag_is_a_process_tag_and_lower_case_exceptions_end_a_traceback() -> None:
     tag = "(RayWorkerWrapper pid=11613, ip=11.46.89.2) "
+    # the scanner's normaliser strips it as it strips vLLM's `(VllmWorker rank=0 pid=7) `, so the header behind it counts
+    shown = normalize_line(
+        tag + "ERROR 12-07 20:30:45 [worker_base.py:480] Error executing method load_model."
+    )
+    assert shown == NormalizedLine("Error executing method load_model.", Level.ERROR)
     header = tag + "ERROR 12-07 20:30:45 worker_base.py:480] "
     lines = [
         header + "Error executing method load_model. This might cause deadlock in distributed execution.",

@@ -1537,6 +1537,7 @@ _LEVELS = {
 # logcat's priorities: verbose, debug, info, warning, error, fatal and assert
 _LOGCAT_LEVELS = {"V": "D", "D": "D", "I": "I", "W": "W", "E": "E", "F": "F", "A": "F"}
 
+# An exception's line with its message, as `unmarked` tells a quoted block's indented line from pytest's `>` marker
 _QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
 
 
