@@ -9,7 +9,7 @@ family that has a fatal-line rule gives its evidence line (the first line of its
 `evidence`) to that family; a case labelled "unexplained" gives its labelled line, when it has one, to "none".
 Families without a fatal-line rule (the model could name nothing for them) and cases without a line are left out.
 Each labels file belongs to a collection (`labels-holdout-r3a.toml` to holdout-r3, the original files to "train"),
-so that a measurement can learn from some collections and score another (benchmarks/learned_family_cv.py).
+so that a measurement can learn from some collections and score another (tests/learned_family_cv.py).
 """
 
 from __future__ import annotations
