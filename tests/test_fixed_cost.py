@@ -61,6 +61,7 @@ NEVER = (
     "forensics.engine.likely",
     "forensics.engine.fatal_line",
     "forensics.engine.learned",
+    "forensics.engine.cause_gate",
     "forensics.render.markdown",
     "forensics.render.github",
     "forensics.render.history",
