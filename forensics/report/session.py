@@ -31,6 +31,7 @@ from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MES
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
 from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
+from forensics.regex_code import keep_recorded, take_recorded
 from forensics.report.redact import Redactor, redact_model
 
 if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained, the pool when forking pays
@@ -189,12 +190,14 @@ class InputSession:
                 pool.start()  # each worker starts on its first tests while the next ones are forked
                 for test in unscanned:  # here, while the workers scan
                     finished[id(test)] = self._finished(Verdict(test=test), self.scans, redact=redact)
-                for number, (verdicts, scanned) in pool.answers():
+                for number, (verdicts, scanned, recorded) in pool.answers():
                     for test, verdict in zip(groups[number], verdicts, strict=True):
                         finished[id(test)] = (
                             mark_redacted(verdict, self.options.redactor) if redact else verdict
                         )
                     problems.update(scanned)
+                    if recorded:
+                        keep_recorded(recorded)
         except (WorkerDiedError, OSError):  # a worker died (OOM-killed, fork refused): one by one instead
             return None
         finally:
@@ -359,9 +362,14 @@ class InputSession:
         if "allocator" not in _WORKER_START:  # looked up once a process
             _WORKER_START["allocator"] = _allocator_tuning()
         if rereads:
+            from forensics.engine.learned import shipped_model
             from forensics.engine.likely_reader import compile_for_workers
+            from forensics.rules.loader import shipped_rules_path
 
             compile_for_workers()
+            shipped_model(
+                shipped_rules_path()
+            )  # the likely-cause tiers' model (~0.4 MB of JSON): read once here
         _WORKER.clear()
         _WORKER.update(template=self.item, compiled=self.compiled, limits=self.options.limits, **extra)
 
@@ -471,16 +479,18 @@ def _worker_scan(task: tuple[str, str]) -> LogScan:
 
 def _worker_verdicts(
     task: tuple[tuple[TestCase, ...], dict[tuple[str, str, str], LogScan]],
-) -> tuple[list[Verdict], dict[tuple[str, str, str], list[Problem]]]:
+) -> tuple[list[Verdict], dict[tuple[str, str, str], list[Problem]], dict[tuple[str, int], bytes]]:
     """In a worker process: a group of tests' final verdicts, found as one process finds them (its logs scanned
-    once, decided, re-read for the likely cause, finished, redacted when asked), and each log's scan problems."""
+    once, decided, re-read for the likely cause, finished, redacted when asked), each log's scan problems, and
+    the `regex` code compiled on the way (forensics/regex_code.py)."""
     tests, known = task
     options = replace(_WORKER["options"], jobs=1)  # the worker's own session never forks
     session = InputSession(_worker_archive(), _WORKER["compiled"], options, [])
     session.scans.update(known)
     session._is_wrapper = _WORKER["is_wrapper"]
     verdicts = session.verdicts(list(tests), include_passing=True, redact=_WORKER["redact"])
-    return verdicts, {key: scan.problems for key, scan in session.scans.items() if key not in known}
+    problems = {key: scan.problems for key, scan in session.scans.items() if key not in known}
+    return verdicts, problems, take_recorded()  # the patterns compiled here: the parent's table keeps them
 
 
 def _worker_likely(task: tuple[str, str]) -> LikelyLine | None:
