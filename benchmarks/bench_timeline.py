@@ -80,6 +80,7 @@ else:
             answered()
             yield answer
     worker_pool.WorkerPool.answers = each_answer
+    wrap(worker_pool.WorkerPool, "start", None, "forked")
 from forensics.cli.start import main
 sys.argv = ["ci-forensics", *sys.argv[1:]]
 try:
@@ -137,6 +138,13 @@ def main() -> None:
     serial = [(run["pool"][1] - run["start"][1]) + (run["end"][1] - run["verdicts"][1]) for run in runs]
     workers = [run["end"][2] for run in runs]
     print(f"  parent's serial CPU (before + after the pool)    {statistics.median(serial):6.3f} CPU s")
+    if all("forked" in run for run in runs):  # a checkout with report/worker_pool.py
+        forks = [run["forked"][0] - run["pool"][0] for run in runs]
+        fork_cpu = [run["forked"][1] - run["pool"][1] for run in runs]
+        print(
+            f"  of the pool: forking the workers                {statistics.median(forks):7.3f} s  "
+            f"{statistics.median(fork_cpu):6.3f} CPU s"
+        )
     if all("first result" in run for run in runs):
         # wall before the first worker's answer and after the last: what no number of cores shortens
         before = [run["first result"][0] - run["start"][0] for run in runs]

@@ -11,6 +11,7 @@ indented to its place, so the text is always the standard library's (tests/test_
 from __future__ import annotations
 
 import json
+import math
 from json.encoder import encode_basestring  # the C function `json.dumps` uses for ensure_ascii=False
 from typing import Any
 
@@ -36,11 +37,13 @@ def _encode(value: Any, indent: str, parts: list[str]) -> None:
         parts.append("false")
     elif kind is int:
         parts.append(int.__repr__(value))
+    elif kind is float and math.isfinite(value):
+        parts.append(float.__repr__(value))
     elif kind is dict and all(type(key) is str for key in value):
         _encode_dict(value, indent, parts)
     elif kind is list or kind is tuple:
         _encode_list(value, indent, parts)
-    else:  # floats (NaN, infinities), subclasses, other keys, unknown objects: the standard library's own text
+    else:  # NaN and the infinities, subclasses, other keys, unknown objects: the standard library's own text
         parts.append(json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n" + indent))
 
 
