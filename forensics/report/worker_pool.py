@@ -75,6 +75,7 @@ class WorkerPool:
             try:
                 process.start()
             except OSError as err:  # fork refused (no memory, too many processes)
+                parent_end.close()
                 raise WorkerDiedError(f"cannot fork a worker: {err}") from err
             finally:
                 child_end.close()
