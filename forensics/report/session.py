@@ -367,9 +367,8 @@ class InputSession:
             from forensics.rules.loader import shipped_rules_path
 
             compile_for_workers()
-            shipped_model(
-                shipped_rules_path()
-            )  # the likely-cause tiers' model (~0.4 MB of JSON): read once here
+            # the likely-cause tiers' learned model (~0.4 MB of JSON): read once here, not once in every worker
+            shipped_model(shipped_rules_path())
         _WORKER.clear()
         _WORKER.update(template=self.item, compiled=self.compiled, limits=self.options.limits, **extra)
 
