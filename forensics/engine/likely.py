@@ -19,13 +19,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import regex
-
 from forensics.engine.gated_regex import AnyOf, GatedRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
+from forensics.regex_code import IGNORECASE, VERBOSE
 
 # How test runners report a failed test, kept as data so that a new runner is one entry: the runner, the marker
 # line (matched on the line as shown, stripped), and where the failure's message follows the marker within
@@ -169,7 +168,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | ^(?:double\ free\ or\ corruption\b|corrupted\ size\ vs\.\ prev_size\b|free\(\):\ invalid\ |malloc\(\):\ |munmap_chunk\(\):\ invalid\ pointer)
     | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
-    regex.VERBOSE,
+    VERBOSE,
 )
 # A CI runner's epilogue: the step's exit status, whatever failed in it (GitHub Actions' `Process completed with exit
 # code 1`, GitLab's `Job failed: exit code 1`, Buildkite's `The command exited with status 1`). A wrapper that even
@@ -181,12 +180,12 @@ _EPILOGUE = GatedRegex(
     r"|\b(?:command|executor) failed\b.{0,300}\bexit code:? (?!13[479]\b)-?\d+$"
     # Node's child_process (`execSync`): `Error: Command failed: <command>`, what the command printed is above it
     r"|^Error: Command failed: ",
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 _WRAPPER = GatedRegex(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\("
     r"|" + _EPILOGUE.pattern,
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
@@ -358,10 +357,10 @@ _PYTEST_ERROR_TOTALS = LazyRegex(
 )
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
-_QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
+_QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", IGNORECASE)
 # A wrapper that points above itself for the cause: lines after it are not that cause, unless pytest's report put
 # the process's captured output after it (`----- Captured stderr call -----`): what came first is printed below.
-_POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNORECASE)
+_POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", IGNORECASE)
 _PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
@@ -407,7 +406,7 @@ _FAILURE_WORDS = GatedRegex(
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 # A guess at a failure (`poll … returned 0, likely a timeout`, `may be out of memory`): the words that precede a
 # failure word when the line only supposes it; the line that states it (`timed out after 1800000ms`) reports it.
@@ -421,18 +420,18 @@ GUESS_REACH = 40  # characters before a failure word searched for the guess that
 _BARE_VERDICT = LazyRegex(r"(?:FAILED|FAIL|FAILURE|Failed|Failure)[.!]*")
 _NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _LIMIT = GatedRegex(
-    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", regex.IGNORECASE
+    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", IGNORECASE
 )
 _MEASURED = LazyRegex(rf"(?:\bgot\s+|\b[A-Za-z_]\w*\s*=\s*)(?P<value>{_NUMBER})\b")
 # A runner's echo of the command it is about to run (`Run command: [timeout --verbose 300 docker pull …]`): the words
 # in it are arguments, not a failure (`set -x`'s `+ echo '… does not match …'` is not one: it prints a message).
 # A line that reports what went well (pytest's `33 passed`, `Done.`, `Successfully installed …`): no command's last word
 # on why it failed
-_SUCCESS = GatedRegex(r"\b(?:passed|succeeded|success(?:ful(?:ly)?)?|done|ok|completed)\b", regex.IGNORECASE)
+_SUCCESS = GatedRegex(r"\b(?:passed|succeeded|success(?:ful(?:ly)?)?|done|ok|completed)\b", IGNORECASE)
 _COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
 # A check that words what it found against what it expected (`Content does not match the expected result`): a
 # failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
-_MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", regex.IGNORECASE)
+_MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", IGNORECASE)
 # hamcrest's mismatch (JUnit, Maven surefire): `Expected: Text with "xyz456"` then ` but was: Text is "abc123"`; the
 # pair is the failed check, pytest's `approx` and googletest print `Expected:` alone
 _HAMCREST_EXPECTED = LazyRegex(r"^Expected: \S")
