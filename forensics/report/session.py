@@ -362,13 +362,16 @@ class InputSession:
         if "allocator" not in _WORKER_START:  # looked up once a process
             _WORKER_START["allocator"] = _allocator_tuning()
         if rereads:
+            from forensics.engine.cause_gate import shipped_gate
             from forensics.engine.learned import shipped_model
             from forensics.engine.likely_reader import compile_for_workers
             from forensics.rules.loader import shipped_rules_path
 
             compile_for_workers()
-            # the likely-cause tiers' learned model (~0.4 MB of JSON): read once here, not once in every worker
+            # the likely-cause tiers' learned model (~0.4 MB of JSON) and its cause gate: read once here, not once
+            # in every worker
             shipped_model(shipped_rules_path())
+            shipped_gate(shipped_rules_path())
         _WORKER.clear()
         _WORKER.update(template=self.item, compiled=self.compiled, limits=self.options.limits, **extra)
 
