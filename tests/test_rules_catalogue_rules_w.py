@@ -29,6 +29,12 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         'nvcc\'s cudafe++ front end ("%d error%s detected in the compilation of \\"%s\\"."), one error',
     ),
     (
+        "triton.nvcc-errors",
+        "error: command 'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v11.8\\\\bin\\\\nvcc.exe' failed with "
+        "exit code 2",
+        "pypa/setuptools setuptools/_distutils/spawn.py (\"command {!r} failed with exit code {}\"), a Windows build",
+    ),
+    (
         "triton.c-build-failed",
         "subprocess.CalledProcessError: Command '['ninja', '-v', '-j', '8']' returned non-zero exit status 1.",
         "pytorch torch/utils/cpp_extension.py _run_ninja_build (MAX_JOBS adds '-j', N)",
