@@ -32,7 +32,7 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "triton.nvcc-errors",
         "error: command 'C:\\\\Program Files\\\\NVIDIA GPU Computing Toolkit\\\\CUDA\\\\v11.8\\\\bin\\\\nvcc.exe' failed with "
         "exit code 2",
-        "pypa/setuptools setuptools/_distutils/spawn.py (\"command {!r} failed with exit code {}\"), a Windows build",
+        'pypa/setuptools setuptools/_distutils/spawn.py ("command {!r} failed with exit code {}"), a Windows build',
     ),
     (
         "triton.c-build-failed",
@@ -105,8 +105,8 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
     ),
     (
         "python.native-extension-name-undefined",
-        "NameError: name 'pointnet2_cuda' is not defined",
-        "the cpp_extension naming convention (<name>_cuda) in research repositories' try/except imports",
+        "NameError: name 'fused_layer_norm_ext' is not defined",
+        "the cpp_extension naming convention (<name>_ext) in research repositories' try/except imports",
     ),
     # nccl-error: NVSHMEM's transports and HCCL through torch_npu's op check
     (
@@ -230,6 +230,16 @@ NEAR_MISSES = [
         "python.native-extension-name-undefined",
         ["NameError: name 'model_ext_path' is not defined. Did you mean: 'model_path'?"],
         id="a-script-s-own-variable",
+    ),
+    pytest.param(
+        "python.native-extension-name-undefined",
+        ["NameError: name 'file_ext' is not defined"],
+        id="a-file-name-extension-variable",
+    ),
+    pytest.param(
+        "python.native-extension-name-undefined",
+        ["NameError: name 'use_cuda' is not defined"],
+        id="a-cuda-flag",
     ),
     pytest.param(
         "nccl.nvshmem-error",
