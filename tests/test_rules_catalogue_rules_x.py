@@ -113,6 +113,17 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "Error: Client network socket disconnected before secure TLS connection was established",
         "nodejs/node lib/_tls_wrap.js (onSocketClose before the handshake)",
     ),
+    (
+        "network.tls-handshake-failed",
+        'go: downloading github.com/x/y v1.2.3: Get "https://proxy.golang.org/github.com/x/y/@v/v1.2.3.zip": '
+        "net/http: TLS handshake timeout",
+        "golang/go net/http/transport.go (the dial's TLS deadline) through go mod download",
+    ),
+    (
+        "network.tls-handshake-failed",
+        "ssl.SSLZeroReturnError: TLS/SSL connection has been closed (EOF) (_ssl.c:1131)",
+        "CPython Modules/_ssl.c (SSL_ERROR_ZERO_RETURN)",
+    ),
     # hub-access: huggingface_hub's multi-line error, its first line
     (
         "hf.client-error-first-line",
@@ -233,6 +244,13 @@ NEAR_MISSES = [
             "/simple/pip/"
         ],
         id="pip-retry-warning",
+    ),
+    pytest.param(
+        "network.tls-handshake-failed",
+        [
+            'docker: Error response from daemon: Get "https://registry-1.docker.io/v2/": net/http: TLS handshake timeout.'
+        ],
+        id="registry-pull-through-the-daemon",
     ),
     pytest.param(
         "harness.response-mismatch",
