@@ -58,6 +58,29 @@ wrap(session.InputSession, "_pool", "pool", None, static=True)
 wrap(session.InputSession, "verdicts", None, "verdicts")
 wrap(build, "redact_report", "redaction", "redacted")
 wrap(followups, "finish_report", "output", "written")
+
+# each worker's answer reaches the parent through WorkerPool.answers (Future.result() in a checkout from before it):
+# the first marks the first result, the last the last
+answers = []
+def answered():
+    answers.append((time.perf_counter(), usage(resource.RUSAGE_SELF), usage(resource.RUSAGE_CHILDREN)))
+try:
+    from forensics.report import worker_pool
+except ImportError:
+    import concurrent.futures._base as futures_base
+    original_result = futures_base.Future.result
+    def result(self, timeout=None):
+        answered()
+        return original_result(self, timeout)
+    futures_base.Future.result = result
+else:
+    original_answers = worker_pool.WorkerPool.answers
+    def each_answer(self):
+        for answer in original_answers(self):
+            answered()
+            yield answer
+    worker_pool.WorkerPool.answers = each_answer
+    wrap(worker_pool.WorkerPool, "start", None, "forked")
 from forensics.cli.start import main
 sys.argv = ["ci-forensics", *sys.argv[1:]]
 try:
@@ -65,6 +88,9 @@ try:
 except SystemExit:
     pass
 mark("end")
+if answers:
+    marks.append(("first result", *answers[0]))
+    marks.append(("last result", *answers[-1]))
 print(json.dumps(marks))
 """
 
@@ -112,6 +138,21 @@ def main() -> None:
     serial = [(run["pool"][1] - run["start"][1]) + (run["end"][1] - run["verdicts"][1]) for run in runs]
     workers = [run["end"][2] for run in runs]
     print(f"  parent's serial CPU (before + after the pool)    {statistics.median(serial):6.3f} CPU s")
+    if all("forked" in run for run in runs):  # a checkout with report/worker_pool.py
+        forks = [run["forked"][0] - run["pool"][0] for run in runs]
+        fork_cpu = [run["forked"][1] - run["pool"][1] for run in runs]
+        print(
+            f"  of the pool: forking the workers                {statistics.median(forks):7.3f} s  "
+            f"{statistics.median(fork_cpu):6.3f} CPU s"
+        )
+    if all("first result" in run for run in runs):
+        # wall before the first worker's answer and after the last: what no number of cores shortens
+        before = [run["first result"][0] - run["start"][0] for run in runs]
+        after = [run["end"][0] - run["last result"][0] for run in runs]
+        serial_walls = [b + a for b, a in zip(before, after, strict=True)]
+        print(f"  wall until the first worker result               {statistics.median(before):7.3f} s")
+        print(f"  wall after the last worker result                {statistics.median(after):7.3f} s")
+        print(f"  the parent's serial wall (the two above)         {statistics.median(serial_walls):7.3f} s")
     print(f"  workers' CPU                                      {statistics.median(workers):6.3f} CPU s")
 
 

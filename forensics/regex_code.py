@@ -55,6 +55,7 @@ class _CompiledPatterns:
         self.compiled: dict[tuple[str, int], regex.Pattern[str]] = {}
         self.engine: Any = None
         self.lock = threading.Lock()
+        self.fresh: dict[tuple[str, int], bytes] = {}  # entries this process added since it started or forked
 
     def compile(self, pattern: str, flags: int) -> regex.Pattern[str]:
         """`regex.compile(pattern, flags)`, built from the table when the pattern is there."""
@@ -80,12 +81,15 @@ class _CompiledPatterns:
                 compiled, stored = _compile_and_record(pattern, flags)
                 if stored is not None:
                     self.table.add(key, stored)
+                    self.fresh[key] = stored
             self.compiled[key] = compiled
             return compiled
 
-    def reset_lock(self) -> None:
-        """A fresh lock (in a forked child: the parent's may have been held by a thread the child does not have)."""
+    def after_fork(self) -> None:
+        """In a forked child: a fresh lock (the parent's may have been held by a thread the child does not have),
+        and no entry of its own yet."""
         self.lock = threading.Lock()
+        self.fresh = {}
 
 
 def _engine() -> tuple[Any, bytes]:
@@ -194,7 +198,26 @@ def _table_path() -> str | None:
 
 _PATTERNS = _CompiledPatterns(_table_path())
 if hasattr(os, "register_at_fork"):  # a worker forked while another thread held the lock must not wait for it
-    os.register_at_fork(after_in_child=_PATTERNS.reset_lock)
+    os.register_at_fork(after_in_child=_PATTERNS.after_fork)
+
+
+def take_recorded() -> dict[tuple[str, int], bytes]:
+    """The entries this process added to the table since it started or forked (each given once): a forked worker
+    ends without writing the table (`os._exit`), so it hands them to its parent (report/session.py), which keeps
+    them (`keep_recorded`) and writes them at its exit; the next run's workers find them in the table."""
+    fresh, _PATTERNS.fresh = _PATTERNS.fresh, {}
+    return fresh
+
+
+def keep_recorded(entries: dict[tuple[str, int], bytes]) -> None:
+    """Add a worker's entries (`take_recorded`) to this process's table, to be written at exit."""
+    with _PATTERNS.lock:
+        if not _PATTERNS.table.loaded:
+            _PATTERNS.engine, header = _engine()
+            _PATTERNS.table.load(header)
+        for key, stored in entries.items():
+            if _PATTERNS.table.get(key) is None:
+                _PATTERNS.table.add(key, stored)
 
 
 def compile_pattern(pattern: str, flags: int = 0) -> regex.Pattern[str]:

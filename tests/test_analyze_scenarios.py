@@ -205,7 +205,7 @@ def churn():
         del chunk, data
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
-def twice():
+def twice(_argument=None):
     churn()
     return churn()
 
@@ -215,7 +215,9 @@ with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("
     untuned = pool.submit(twice).result()
 _WORKER_START["allocator"] = _allocator_tuning()  # what the session prepares before forking
 with InputSession._pool(1) as pool:
-    tuned = pool.submit(twice).result()
+    pool.submit(twice, None, "churn")
+    pool.start()
+    ((_key, tuned),) = pool.answers()
 print(tuned, untuned)
 """
 

@@ -83,7 +83,9 @@ _OWN_FILES = {
     # reads a downloaded job log before analysis, for which artifacts that job uploaded (not yet an input)
     "forensics.sources.naming": "a job log it downloaded",
     "forensics.engine.learned": "the rule pack's learned family model (rules/learned/family-model.json)",
+    "forensics.engine.cause_gate": "the rule pack's learned cause gate (rules/learned/cause-gate.txt)",
     "forensics.usecases.learn_family_model": "the labelled corpus it learns from and the model file it writes",
+    "forensics.usecases.learn_cause_gate": "the labelled corpus and the logs it learns the cause gate from",
 }
 _FILE_CALLS = {
     "open", "stat", "lstat", "fstat", "scandir", "listdir", "walk", "iterdir", "glob", "rglob",

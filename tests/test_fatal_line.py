@@ -79,8 +79,8 @@ def test_a_fatal_line_rule_names_the_cause_on_the_likely_cause_line(manifest_pac
         ("dev-lower/unexplained/triton-compilation-error-warning-handled-pytorch-170049.log", 1, "fatal-line.compile-failed"),
         # a bare `Killed` two lines below the likely cause (a 502 the test saw first)
         ("holdout-r3/unexplained/c-sglang-warmup-502-then-killed.log", 16, "fatal-line.killed-by-signal"),
-        # Go's SIGSEGV report below the GGML_ASSERT that aborted the process
-        ("holdout-r5/unexplained/g-ollama-ggml-cpu-get-rows-assert-sigsegv.log", 3, "fatal-line.segfault"),
+        # (Go's SIGSEGV report below ollama's GGML_ASSERT was the third: since the fifteenth round fatal-line.segfault
+        # leaves Go's report line to machine.segfault, so its words are no longer the tier's on any line)
     ],
 )  # fmt: skip
 def test_the_same_words_on_another_line_make_no_cause(

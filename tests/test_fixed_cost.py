@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,6 +62,7 @@ NEVER = (
     "forensics.engine.likely",
     "forensics.engine.fatal_line",
     "forensics.engine.learned",
+    "forensics.engine.cause_gate",
     "forensics.render.markdown",
     "forensics.render.github",
     "forensics.render.history",
@@ -349,3 +351,55 @@ def test_a_warm_one_line_analyze_reads_no_pattern_for_its_literal_ways_and_the_t
     table.write_bytes(table.read_bytes()[:40])
     assert parsed() == first
     assert parsed() == 0
+
+
+# Compiles the likely-cause picker's patterns (what the parent does before forking workers) and prints how many
+# gates it parsed with `re`'s parser; with "check", whether every stored gate equals a fresh parse.
+GATES_PARSED = """
+import json, sys
+from forensics.rules import literals
+parsed = []
+original = literals._required_literals
+def counting(*args, **kwargs):
+    parsed.append(args[0])
+    return original(*args, **kwargs)
+literals._required_literals = counting
+if sys.argv[1] == "check":
+    from forensics.rules.literal_table import stored_gates
+    entries = stored_gates()
+    fresh = {key: original(key[0], ignore_case=False, flags=key[1], minimum=key[2]) for key in entries}
+    differ = [key[0] for key, gate in entries.items() if gate != ((fresh[key].alternatives, fresh[key].ignore_case) if fresh[key] else ())]
+    print(json.dumps({"entries": len(entries), "differ": differ}))
+else:
+    from forensics.engine.likely_reader import compile_for_workers
+    compile_for_workers()
+    print(json.dumps(len(parsed)))
+"""
+
+
+def test_the_likely_pickers_gates_are_parsed_once_and_kept_as_a_fresh_parse_reads_them(
+    tmp_path: Path,
+) -> None:
+    """`literals_for_flags` (the likely-cause picker's `GatedRegex` gates, compiled before the workers fork) parses
+    each pattern with `re`'s parser on the first run and reads the table beside the bytecode after it."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+    env.update(
+        PYTHONPYCACHEPREFIX=str(tmp_path / "bytecode"), PYTHONPATH=str(Path(__file__).resolve().parents[1])
+    )
+
+    def run(mode: str) -> Any:
+        done = subprocess.run(
+            [sys.executable, "-c", GATES_PARSED, mode],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+            cwd=tmp_path,
+        )
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first = run("compile")
+    assert first > 30
+    assert run("compile") == 0
+    checked = run("check")
+    assert checked["entries"] >= first and checked["differ"] == []

@@ -1,4 +1,5 @@
-"""The learned family model (engine/learned.py): the third tier, tried where no rule and no fatal-line rule has words.
+"""The learned family model (engine/learned.py): the third tier, tried where no rule and no fatal-line rule has words,
+naming the most likely family of the first line the cause gate passes (engine/cause_gate.py, tests/test_cause_gate.py).
 
 Its weights are data learned from the labelled corpus (rules/learned/family-model.json, made by
 forensics/usecases/learn_family_model.py); its honest measure is tests/learned_family_cv.py (docs/accuracy.md).
@@ -15,6 +16,7 @@ from rich.console import Console
 
 from forensics.annotate.compose import ComposeOptions, compose_comment
 from forensics.annotate.targets import LinkedTarget
+from forensics.engine.cause_gate import shipped_gate
 from forensics.engine.learned import MODEL_FILE, NONE, line_features, model_from_json, shipped_model
 from forensics.model import LEARNED_WORDS, FoundBy
 from forensics.render.github import render_github
@@ -27,7 +29,6 @@ from forensics.rules.loader import shipped_rules_path
 from forensics.rules.model import RuleSet
 from forensics.sinks.base import Target
 from forensics.usecases.learn_family_model import (
-    THRESHOLD,
     build_model_text,
     collection_of,
     labelled_lines,
@@ -55,9 +56,7 @@ def test_the_shipped_model_is_what_train_makes_today() -> None:
     shipped = (shipped_rules_path() / MODEL_FILE).read_text(encoding="utf-8")
     assert made == shipped, "regenerate it: python -m forensics.usecases.learn_family_model"
     data = json.loads(shipped)
-    assert (
-        data["threshold"] == THRESHOLD and "python -m forensics.usecases.learn_family_model" in data["header"]
-    )
+    assert "threshold" not in data and "python -m forensics.usecases.learn_family_model" in data["header"]
 
 
 def test_learning_does_not_depend_on_the_order_of_its_examples(examples: list) -> None:  # type: ignore[type-arg]
@@ -99,23 +98,23 @@ def test_the_model_names_the_family_of_real_labelled_lines(
     case: str,
     family: str,
 ) -> None:
-    model = shipped_model(shipped_rules_path())
-    assert model is not None
+    model, gate = shipped_model(shipped_rules_path()), shipped_gate(shipped_rules_path())
+    assert model is not None and gate is not None
     (example,) = [example for example in examples if example.case == case]
-    judgement = model.names(example.text)
-    assert judgement is not None and judgement.family == family
-    assert judgement.probability >= model.threshold and judgement.words
+    features = line_features(example.text)
+    judgement = model.family_of(features)
+    assert gate.passes(features) and judgement.family == family and judgement.words
 
 
 def test_no_labelled_line_of_an_unexplained_train_case_gets_a_family(examples: list) -> None:  # type: ignore[type-arg]
-    model = shipped_model(shipped_rules_path())
-    assert model is not None
+    gate = shipped_gate(shipped_rules_path())
+    assert gate is not None
     unexplained = [example.text for example in examples if example.family == NONE]
     assert len(unexplained) >= 350
-    assert [text for text in unexplained if model.names(text) is not None] == []
+    assert [text for text in unexplained if gate.passes(line_features(text))] == []
     # the torch launcher's wrapper for an ordinary failure (exit code 1) is "none", though a kill's reads alike
     wrapper = "[ERROR] failed (exitcode: 1) local_rank: 2 (pid: 5939) of binary: /usr/bin/python3"
-    assert model.names(wrapper) is None
+    assert not gate.passes(line_features(wrapper))
 
 
 def test_no_unexplained_train_case_gets_a_learned_cause(rule_pack: RuleSet) -> None:
@@ -133,7 +132,6 @@ def test_a_model_must_put_none_first() -> None:
                 "class_features": [1],
                 "features": {},
                 "alpha": 1,
-                "threshold": 1,
             }
         )
 

@@ -1,18 +1,20 @@
 """The third tier of root causes: a family model learned from the labelled corpus, tried where no rule has words.
 
 The fatal-line rules (engine/fatal_line.py) name a family by words a person wrote down; every fresh set of logs
-brings wordings nobody wrote. This tier is a multinomial naive Bayes over the words of a line (its evidence scaled
-by one over the square root of the number of known words), learned from the corpus' labels
-(forensics/usecases/learn_family_model.py): each labelled line that proves a family is an example of that family,
-each labelled line of a failure with no infrastructure cause (an ordinary test bug, a wrong output) an example of
-"none". It runs only on a failing test that no ordinary rule and no fatal-line rule explains, on the lines the
-fatal-line tier tried (the likely-cause line, then `tier_candidates`), and names a family on the first of them
-where its posterior is at least the model's threshold: precision first, silence otherwise.
+brings wordings nobody wrote. This tier asks two questions of a line, each answered by a model learned from the
+corpus' labels (forensics/usecases/learn_family_model.py): is it a cause at all (the gate, engine/cause_gate.py, a very
+conservative threshold: a family named on an ordinary failure is a false cause), and then which family (a multinomial
+naive Bayes over the words of a line, its evidence scaled by one over the square root of the number of known words,
+its most likely family: a wrong family on a line with a cause is a miss either way). It runs only on a failing test
+that no ordinary rule and no fatal-line rule explains, on the lines the fatal-line tier tried (the likely-cause line,
+then `tier_candidates`), and names the family of the first of them the gate passes: precision first, silence
+otherwise.
 
 The finding is the family's fatal-line rule (its title, summary and advice) with `FoundBy.LEARNED`, and the words
-that decided it in its values (model.LEARNED_WORDS), so every format that shows a finding shows how it was found.
-The weights are data (rules/learned/family-model.json: counts, not floats, so a rebuild is byte-identical; each
-feature's counts a short string, read only when a judged line has that word, so the file loads in milliseconds).
+that decided the family in its values (model.LEARNED_WORDS), so every format that shows a finding shows how it was
+found. The weights are data (rules/learned/family-model.json and cause-gate.txt: counts, not floats, so a rebuild is
+byte-identical; each feature's counts a short string, read only when a judged line has that word, so each file loads
+in a few milliseconds).
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from forensics.engine.cause_gate import CauseGate, shipped_gate
 from forensics.engine.fatal_line import candidate_lines
 from forensics.engine.fingerprint import mask
 from forensics.engine.normalize import normalize_line
@@ -67,7 +70,8 @@ def line_features(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Judgement:
-    """What the model says of one line: the most likely class, its posterior, and the words that favoured it."""
+    """What the model says of one line: the most likely class (or family), its posterior, and the words that favoured
+    it over "none"."""
 
     family: str
     probability: float
@@ -77,14 +81,13 @@ class Judgement:
 @dataclass(frozen=True, slots=True)
 class FamilyModel:
     """Per class (the first is "none"): the lines it was learned from and the total of their features' counts;
-    per feature, its count in each class it occurs in; the smoothing and the threshold a family must reach."""
+    per feature, its count in each class it occurs in; the smoothing."""
 
     classes: tuple[str, ...]
     class_lines: tuple[int, ...]
     class_features: tuple[int, ...]
     counts: Mapping[str, str]  # feature → "class:count class:count", read only for the words of a judged line
     alpha: float
-    threshold: float
 
     def counts_of(self, feature: str) -> dict[int, int]:
         """A known feature's count in each class it occurs in."""
@@ -92,10 +95,23 @@ class FamilyModel:
         return {int(index): int(count) for index, _, count in pairs}
 
     def judge(self, text: str) -> Judgement:
-        """The most likely class of a line, its posterior, and (for a family) the words that favoured it most."""
-        counts = {
-            feature: self.counts_of(feature) for feature in line_features(text) if feature in self.counts
-        }
+        """The most likely class of a line ("none" included), its posterior, and (for a family) its deciding words."""
+        counts, denominators, scores = self._scores(line_features(text))
+        best, probability = _most_likely(scores, range(len(scores)))
+        if best == 0:
+            return Judgement(NONE, probability, ())
+        return Judgement(self.classes[best], probability, self._deciding_words(counts, best, denominators))
+
+    def family_of(self, features: Sequence[str]) -> Judgement:
+        """The most likely family of a line with these features (never "none": the gate said it is a cause), its
+        posterior among the families, and the words that favoured it most."""
+        counts, denominators, scores = self._scores(features)
+        best, probability = _most_likely(scores, range(1, len(scores)))
+        return Judgement(self.classes[best], probability, self._deciding_words(counts, best, denominators))
+
+    def _scores(self, features: Sequence[str]) -> tuple[dict[str, dict[int, int]], list[float], list[float]]:
+        """The known features' counts, each class's denominator, and each class's log score for these features."""
+        counts = {feature: self.counts_of(feature) for feature in features if feature in self.counts}
         vocabulary = len(self.counts)
         total_lines = sum(self.class_lines)
         denominators = [total + self.alpha * vocabulary for total in self.class_features]
@@ -111,12 +127,7 @@ class FamilyModel:
             math.log(lines / total_lines) + likelihood * scale
             for lines, likelihood in zip(self.class_lines, likelihoods, strict=True)
         ]
-        best = max(range(len(scores)), key=lambda index: (scores[index], -index))
-        top = scores[best]
-        probability = 1.0 / sum(math.exp(score - top) for score in scores)
-        if best == 0:
-            return Judgement(NONE, probability, ())
-        return Judgement(self.classes[best], probability, self._deciding_words(counts, best, denominators))
+        return counts, denominators, scores
 
     def _deciding_words(
         self, counts: Mapping[str, Mapping[int, int]], best: int, denominators: Sequence[float]
@@ -134,12 +145,13 @@ class FamilyModel:
         )
         return tuple(ranked[:SHOWN_WORDS])
 
-    def names(self, text: str) -> Judgement | None:
-        """The family the model names on a line: only above its threshold, never "none"."""
-        judgement = self.judge(text)
-        if judgement.family == NONE or judgement.probability < self.threshold:
-            return None
-        return judgement
+
+def _most_likely(scores: Sequence[float], among: Iterable[int]) -> tuple[int, float]:
+    """The best-scoring class among `among` (ties to the first) and its posterior among them."""
+    chosen = list(among)
+    best = max(chosen, key=lambda index: (scores[index], -index))
+    top = scores[best]
+    return best, 1.0 / sum(math.exp(scores[index] - top) for index in chosen)
 
 
 def model_from_json(data: Mapping[str, Any]) -> FamilyModel:
@@ -153,7 +165,6 @@ def model_from_json(data: Mapping[str, Any]) -> FamilyModel:
         class_features=tuple(int(count) for count in data["class_features"]),
         counts={str(feature): str(per_class) for feature, per_class in data["features"].items()},
         alpha=float(data["alpha"]),
-        threshold=float(data["threshold"]),
     )
 
 
@@ -169,15 +180,16 @@ def shipped_model(pack: Path) -> FamilyModel | None:
 def learned_line(
     picked: LikelyLine,
     model: FamilyModel,
+    gate: CauseGate,
     *,
     is_wrapper: Callable[[str], bool] = lambda _text: False,
 ) -> tuple[int, str, Judgement] | None:
-    """The first of the lines the fatal-line tier tries (the likely cause, then `tier_candidates`) on which the model
-    names a family: its number and text, and the model's judgement."""
+    """The first of the lines the fatal-line tier tries (the likely cause, then `tier_candidates`) that the gate says
+    is a cause: its number and text, and the family model's judgement of its family."""
     for number, text in candidate_lines(picked, is_wrapper=is_wrapper):
-        judgement = model.names(text)
-        if judgement is not None:
-            return number, text, judgement
+        features = line_features(text)
+        if gate.passes(features):
+            return number, text, model.family_of(features)
     return None
 
 
@@ -188,14 +200,16 @@ def learned_line_cause(
     *,
     is_wrapper: Callable[[str], bool] = lambda _text: False,
 ) -> Finding | None:
-    """The root cause the shipped model names for a likely cause no rule explains: the named family's fatal-line
-    rule, on the line it was named on, found by `FoundBy.LEARNED` with the deciding words as a value."""
+    """The root cause the shipped models name for a likely cause no rule explains: the named family's fatal-line
+    rule, on the line the gate passed, found by `FoundBy.LEARNED` with the family's deciding words as a value."""
     from forensics.rules.loader import shipped_rules_path
 
-    model = shipped_model(shipped_rules_path())
-    if model is None:
+    pack = shipped_rules_path()
+    model = shipped_model(pack)
+    gate = shipped_gate(pack)
+    if model is None or gate is None:
         return None
-    found = learned_line(picked, model, is_wrapper=is_wrapper)
+    found = learned_line(picked, model, gate, is_wrapper=is_wrapper)
     if found is None:
         return None
     number, text, judgement = found

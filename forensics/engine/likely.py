@@ -19,13 +19,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-import regex
-
 from forensics.engine.gated_regex import AnyOf, GatedRegex
 from forensics.engine.normalize import Level, NormalizedLine, normalize_line, visible_line
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text
 from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
+from forensics.regex_code import IGNORECASE, VERBOSE
 
 # How test runners report a failed test, kept as data so that a new runner is one entry: the runner, the marker
 # line (matched on the line as shown, stripped), and where the failure's message follows the marker within
@@ -116,10 +115,19 @@ class LikelyLine:
 
 
 _PROCESS_TAG = LazyRegex(
-    r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)\)|\[rank(?P<rank>\d+)\]"
+    r"\((?P<name>[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=(?P<pid>\d+)(?:,\s*ip=[\d.]+)?\)|\[rank(?P<rank>\d+)\]"
     r"|\[(?:\d{4}-)?\d\d-\d\d[T ][\d:.,]+(?P<sglang>(?:\s+[A-Z]{1,4}\d+)+)\]"
 )
 _EXCEPTION = LazyRegex(r"^(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:\([\w.]+\))?)(?: ?\[\w+\])?(?::\s|:$|$)")
+# The standard library's exception classes named in lower case (`socket.timeout: timed out`, `socket.gaierror: [Errno
+# -2] Name or service not known`), where a traceback ends; by name, as a line of quoted source reads the same way
+# (`self.timeout: int = 5`)
+_LOWER_CASE_EXCEPTION = LazyRegex(
+    r"^(?:socket\.(?:timeout|gaierror|herror|error)|select\.error|os\.error): \S"
+)
+# The base class named alone (pip's `ERROR: Exception:`, then the traceback of its internal error): it sums up any
+# exception the traceback below it ends in
+_BASE_CLASS_ALONE = LazyRegex(r"^(?:ERROR: )?(?:Base)?Exception:\s*$")
 _CHAIN = (
     "The above exception was the direct cause of the following exception:",
     "During handling of the above exception, another exception occurred:",
@@ -151,7 +159,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
       \bKilled\b(?!\s+(?:off|by\ the\ user))
     | Segmentation\ fault | \bSegfault\b | \(core\ dumped\) | ^Aborted$
     | \bterminated\ by\ signal\b | \bkilled\ by\ signal\b | \bdied\ with\ <Signals\.SIG\w+
-    | \bSignal\ \d+\ \(SIG\w+\)\ received
+    | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\s
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
     | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
@@ -160,7 +168,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | ^(?:double\ free\ or\ corruption\b|corrupted\ size\ vs\.\ prev_size\b|free\(\):\ invalid\ |malloc\(\):\ |munmap_chunk\(\):\ invalid\ pointer)
     | ^\[\d+\]\s+\d+\s+(?:killed|segmentation\ fault|abort|terminated|bus\ error)\b | \bline\ \d+:\s+\d+\s+(?:Killed|Aborted|Terminated|Segmentation\ fault|Bus\ error|Hangup|Quit)\b
     """,
-    regex.VERBOSE,
+    VERBOSE,
 )
 # A CI runner's epilogue: the step's exit status, whatever failed in it (GitHub Actions' `Process completed with exit
 # code 1`, GitLab's `Job failed: exit code 1`, Buildkite's `The command exited with status 1`). A wrapper that even
@@ -172,12 +180,12 @@ _EPILOGUE = GatedRegex(
     r"|\b(?:command|executor) failed\b.{0,300}\bexit code:? (?!13[479]\b)-?\d+$"
     # Node's child_process (`execSync`): `Error: Command failed: <command>`, what the command printed is above it
     r"|^Error: Command failed: ",
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 _WRAPPER = GatedRegex(
     r"See (?:the )?root cause above|See stack trace \(above\)|for the root cause|^(?:\w+\.)*RayTaskError\("
     r"|" + _EPILOGUE.pattern,
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 # An exception named anywhere in a line that no traceback header announced (excerpts often lose it).
 _EXCEPTION_ANYWHERE = GatedRegex(
@@ -349,10 +357,10 @@ _PYTEST_ERROR_TOTALS = LazyRegex(
 )
 # A line that ends quoting a command's stderr with no failure in what it quoted so far (docker's `… error running
 # hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'`): the command's own error is the next line.
-_QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", regex.IGNORECASE)
+_QUOTES_OUTPUT = GatedRegex(r"\bstderr: (?:(?!error|fail)[^:])*$", IGNORECASE)
 # A wrapper that points above itself for the cause: lines after it are not that cause, unless pytest's report put
 # the process's captured output after it (`----- Captured stderr call -----`): what came first is printed below.
-_POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", regex.IGNORECASE)
+_POINTS_ABOVE = GatedRegex(r"root cause above|stack trace \(above\)", IGNORECASE)
 _PYTEST_CAPTURED = LazyRegex(r"^-+ Captured (?:stdout|stderr|log) (?:setup|call|teardown) -+$")
 _RAW_ERROR_HINT = GatedRegex(r"\[(?:E|F|ERROR|FATAL|Error|Fatal|error|fatal)\][\s:]")
 _RAW_WARNING_HINT = GatedRegex(r"\[(?:W|WARN|WARNING|Warn|Warning|warn|warning)\][\s:]")
@@ -383,19 +391,22 @@ _FAILURE_WORDS = GatedRegex(
     # when allocating tensor …`), torch elastic's agent on the signal it got (`Received 15 death signal`)
     r"|error while [a-z]+ing|resource exhausted|OOM when allocating|death signal"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
+    # NVSHMEM's error macro: `ibgda.cpp:1345: non-zero status: 121 Error in mlx5dv_devx_obj_modify …`
+    r"|non-zero status: [1-9]\d*"
     # systemd's `ollama.service: Main process exited, code=exited, status=2/INVALIDARGUMENT`
     r"|code=exited, status=[1-9]\d*"
     # a count that misses what was expected (`0 active driver(s) found (expected 1)`)
     r"|0 (?:[\w()-]+ ){0,3}found \(expected [1-9]"
-    # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`)
+    # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`, vLLM's `No
+    # platform detected, vLLM is running on UnspecifiedPlatform`: no accelerator at all)
     r"|\b(?:found|detected) 0 (?:[\w-]+ )?(?:devices?|GPUs?)\b"
-    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?) (?:were )?(?:found|detected|available)\b"
+    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?|platforms?) (?:were )?(?:found|detected|available)\b"
     # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
     # communication with the server.`
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
     r"|not running|no route to host|unreachable|connection reset|broken pipe"
     r"|did not (?:run|complete|finish) successfully)\b",  # pip's `× … did not run successfully.`, its mark cut
-    regex.IGNORECASE,
+    IGNORECASE,
 )
 # A guess at a failure (`poll … returned 0, likely a timeout`, `may be out of memory`): the words that precede a
 # failure word when the line only supposes it; the line that states it (`timed out after 1800000ms`) reports it.
@@ -409,18 +420,18 @@ GUESS_REACH = 40  # characters before a failure word searched for the guess that
 _BARE_VERDICT = LazyRegex(r"(?:FAILED|FAIL|FAILURE|Failed|Failure)[.!]*")
 _NUMBER = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 _LIMIT = GatedRegex(
-    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", regex.IGNORECASE
+    rf"\b(?:threshold|limit|expected)\s*(?P<operator>>=|<=|>|<)\s*(?P<limit>{_NUMBER})", IGNORECASE
 )
 _MEASURED = LazyRegex(rf"(?:\bgot\s+|\b[A-Za-z_]\w*\s*=\s*)(?P<value>{_NUMBER})\b")
 # A runner's echo of the command it is about to run (`Run command: [timeout --verbose 300 docker pull …]`): the words
 # in it are arguments, not a failure (`set -x`'s `+ echo '… does not match …'` is not one: it prints a message).
 # A line that reports what went well (pytest's `33 passed`, `Done.`, `Successfully installed …`): no command's last word
 # on why it failed
-_SUCCESS = GatedRegex(r"\b(?:passed|succeeded|success(?:ful(?:ly)?)?|done|ok|completed)\b", regex.IGNORECASE)
+_SUCCESS = GatedRegex(r"\b(?:passed|succeeded|success(?:ful(?:ly)?)?|done|ok|completed)\b", IGNORECASE)
 _COMMAND_ECHO = LazyRegex(r"^(?:Run|Running|Executing)(?: command)?: ")
 # A check that words what it found against what it expected (`Content does not match the expected result`): a
 # failure, unless a warning says it (uv's `warning: VIRTUAL_ENV=… does not match the project environment path`).
-_MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", regex.IGNORECASE)
+_MISMATCH = GatedRegex(r"\b(?:does|do|did) not match\b", IGNORECASE)
 # hamcrest's mismatch (JUnit, Maven surefire): `Expected: Text with "xyz456"` then ` but was: Text is "abc123"`; the
 # pair is the failed check, pytest's `approx` and googletest print `Expected:` alone
 _HAMCREST_EXPECTED = LazyRegex(r"^Expected: \S")
@@ -736,7 +747,11 @@ class LikelyCausePicker:
         if number - traceback.start > TRACEBACK_SPAN:
             del self._tracebacks[tag]
             return False
-        if _is_exception_line(message) or _prefixed_exception(message):
+        if (
+            _is_exception_line(message)
+            or _prefixed_exception(message)
+            or _LOWER_CASE_EXCEPTION.match(message)
+        ):
             del self._tracebacks[tag]
             if traceback.fatal:
                 self._exception(number, shown, message, LikelyReason.EXCEPTION)
@@ -881,9 +896,10 @@ class LikelyCausePicker:
         elif self._provisional is not None and _cut_recaps(self._provisional.candidate.text, message):
             return  # the next recap cut short too: the first stays, waiting for a whole one
         if self._provisional is not None:  # a more specific exception chained on the generic one replaces it
-            if self._provisional.summarizes and self._provisional.name in (
-                _exception_name(message),
-                *_named(message),
+            if self._provisional.summarizes and (
+                self._provisional.name in (_exception_name(message), *_named(message))
+                # the base class alone (pip's `ERROR: Exception:` above the traceback of its internal error) is any
+                or _BASE_CLASS_ALONE.match(self._provisional.candidate.text) is not None
             ):
                 # the traceback below a summary line (ducktape's `KeyError('samples')`) ends in the same exception
                 self._provisional = None
@@ -1060,6 +1076,8 @@ class LikelyCausePicker:
             # (PBS's `Job deleted at request of root@mskcc-fe1.local` above `job preempted (node failure)`) is whole
             or not text.text.rsplit(None, 1)[-1].isalpha()
             or _CODE.found(text.text)
+            # a progress display's status row (`Container translation-tgi-service  Error`) is no sentence's start
+            or _STATUS_ROW.match(text.text) is not None
             or any(candidate.line == above.number for candidate in self._fallback)
         ):
             return None
@@ -1335,7 +1353,9 @@ def _cut_short(text: str) -> bool:
     return stripped.endswith("…") or _STATUS_ROW.match(stripped) is not None
 
 
-_STATUS_ROW = LazyRegex(r"^[✘✗]\s+\S.*\s\d+(?:\.\d+)?s$")
+# docker compose's status rows: the terminal's (`✘ Container app-db-1  Error  1.0s`) and the plain progress a pipe gets
+# (`Container translation-tgi-service  Error`), whose error is printed below the display
+_STATUS_ROW = LazyRegex(r"^(?:[✘✗]\s+\S.*\s\d+(?:\.\d+)?s|Container [\w.-]+\s{2,}Error)$")
 
 
 def _carries_its_error(message: str) -> bool:
@@ -1477,6 +1497,10 @@ _MORE_PREFIXES = LazyRegex(
     # log4j's `[%-5p] %t %c - ` (TorchServe's `[WARN ] W-9000-mymodel_1.0-stderr MODEL_LOG - `): a worker's stream
     # relayed at one level when its thread names the stream
     r"|\[(?P<log4j>ERROR|WARN|INFO|DEBUG|FATAL|TRACE)\s*\]\s+(?P<thread>[\w.-]+)\s+[\w.$]+\s+-\s+"
+    # Android's logcat, as Android Studio shows it (`2025-12-09 13:58:40.093 32362-10922 onnxruntime  com.example.app  E  `)
+    # and as `adb logcat -v threadtime` prints it (`12-09 13:58:40.093 32362 10922 E onnxruntime: `): a level letter
+    r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+-\d+\s+\S+\s+\S+\s+(?P<logcat>[VDIWEFA])\s+(?=\S)"
+    r"|\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+\s+\d+\s+(?P<threadtime>[VDIWEFA])\s+(?=\S)"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
@@ -1509,6 +1533,12 @@ _LEVELS = {
     "TRC": Level.INFO,
 }
 
+# logcat's priorities: verbose, debug, info, warning, error, fatal and assert
+_LOGCAT_LEVELS = {"V": "D", "D": "D", "I": "I", "W": "W", "E": "E", "F": "F", "A": "F"}
+
+# An exception's line with its message, as `unmarked` tells a quoted block's indented line from pytest's `>` marker
+_QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): \S")
+
 
 def unmarked(raw: str) -> str:
     """A log line pasted with Markdown's marks as the line itself: a line wrapped in backticks
@@ -1517,6 +1547,11 @@ def unmarked(raw: str) -> str:
     text = raw.strip()
     if text.startswith("> ") and len(text) > 2 and not text[2].isspace():
         text = text[2:]
+        raw = text
+    elif text.startswith("> ") and _QUOTED_EXCEPTION.match(text[2:].lstrip()) is not None:
+        # an exception's line is never a line of source: a quoted block's indented line (`>   java.lang.AssertionError:
+        # arrays differ …` inside a quoted code block), not pytest's marker
+        text = text[2:].lstrip()
         raw = text
     if len(text) > 2 and text[0] == "`" and text[-1] == "`" and text.count("`") == 2:
         return text[1:-1]
@@ -1562,6 +1597,7 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["log4j"]
             or match["timed"]
             or match["bracketed"]
+            or _LOGCAT_LEVELS.get(match["logcat"] or match["threadtime"] or "", "")
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
             ("-stdout", "-stderr")

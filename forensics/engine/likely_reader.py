@@ -35,6 +35,7 @@ _CANDIDATE_KEYWORDS = (
     rb"|did not (?:run|complete|finish) successfully|there (?:was|has been) an? problem|lost (?:communication|connection) with|nccl warn"
     rb"|\*\*\* [a-z ]+ detected \*\*\*|\*\*\* error in `|corrupt|malloc\(\): |evicted|pressure|low on resource"
     rb"|found 0 |detected 0 |devices? (?:were )?(?:found|detected|available)|gpus? (?:found|detected|available)"
+    rb"|platforms? (?:were )?(?:found|detected|available)"
     rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*x [a-z]"
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [efc] \d+ \d+\]|\"level\""
     # Jest's `● suite › test`, pip's and uv's `× message`: written as UTF-8, since RE2 reads a pattern's `\\xe2`

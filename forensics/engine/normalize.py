@@ -50,7 +50,8 @@ _PREFIXES: tuple[tuple[str, str], ...] = (
     ),  # pytest's log capture
     ("[", r"\[(?P<tag>[A-Za-z][\w-]{0,24}|w\d+)\]:?\s"),  # [BASH] [PYTHON] [w3] [ERROR]
     ("[", r"\[rank\d+\]:?\s*"),  # torch rank tag
-    ("(", r"\((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+\)\s*"),  # vLLM process tag
+    # vLLM's process tag; Ray's adds the node's address for a worker on another node (`(RayWorkerWrapper pid=7, ip=10.0.0.2)`)
+    ("(", r"\((?:[A-Za-z_][\w-]*(?:\s+(?:rank|pid)=\d+)*)\s+pid=\d+(?:,\s*ip=[\d.]+)?\)\s*"),
     (  # vLLM header
         "IWEDC",
         r"(?P<vllm_level>INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)\s+\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+\[[^\]\s]+\]\s",

@@ -5,7 +5,6 @@ Bump SCHEMA_VERSION's minor number when adding fields, its major number when cha
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from forensics.model import (
@@ -21,6 +20,7 @@ from forensics.model import (
 )
 from forensics.render.common import explained_share, headline
 from forensics.render.escape import defuse_json_commands
+from forensics.render.indented_json import dumps_indented
 from forensics.version import __version__
 
 # 1.1: structured CI context; job, stage and artifact per input. 1.2: likely_cause. 1.3: each input's identity
@@ -32,7 +32,7 @@ SCHEMA_VERSION = "1.5"
 
 def render_json(report: Report) -> str:
     """The report as indented JSON text."""
-    return defuse_json_commands(json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)) + "\n"
+    return defuse_json_commands(dumps_indented(report_to_dict(report))) + "\n"
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

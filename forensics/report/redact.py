@@ -194,6 +194,17 @@ def redact_model(value: _T, redactor: Redactor) -> _T:
     return redacted
 
 
+def mark_redacted(value: _T, redactor: Redactor) -> _T:
+    """A model value redacted by this redactor's copy in a forked worker, taken as done (`redact_model` of it, and
+    `redact_report` of a report holding it, walk it no more): the same secrets redacted it, and the walk is
+    idempotent."""
+    walked = redactor._walked
+    if len(walked) >= _WALKED_ENTRIES:
+        walked.clear()
+    walked[id(value)] = (value, value)
+    return value
+
+
 def _walk(value: Any, redactor: Redactor) -> Any:
     kind = type(value)
     if kind is str:  # not a StrEnum: statuses and categories are names, not text

@@ -1,8 +1,9 @@
 """One input's work: read its tests, scan every needed log once (in parallel), decide verdicts.
 
-Shared by `analyze()` and `backtest()`. When there is enough to scan, logs are spread over forked worker
-processes (threads were measured slower: the per-line Python work holds the GIL); each worker opens the
-archive afresh and sends back only the small `LogScan`.
+Shared by `analyze()` and `backtest()`. When there is enough to scan, the work is spread over forked worker
+processes (threads were measured slower: the per-line Python work holds the GIL; report/worker_pool.py); each
+worker opens the archive afresh and sends back a group of tests' final verdicts (or, for `backtest`, a log's
+small `LogScan`).
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ from forensics.inputs.allure import DEFAULT_LOG_ATTACHMENTS, MAX_JSON_BYTES, MES
 from forensics.inputs.archive import Archive, ZipArchive
 from forensics.inputs.discover import Input, LogInput, printable_path
 from forensics.model import LikelyCause, LogRef, Problem, RuleKind, Status, TestCase, Verdict
+from forensics.regex_code import keep_recorded, take_recorded
 from forensics.report.redact import Redactor, redact_model
 
 if TYPE_CHECKING:  # engine.likely is imported when some failure is unexplained, the pool when forking pays
-    from concurrent.futures import ProcessPoolExecutor
-
     from forensics.engine.likely import LikelyLine
+    from forensics.report.worker_pool import WorkerPool
 
 PROCESS_THRESHOLD = 32 * 1024 * 1024  # below this much log data, forking costs more than it saves
 MAX_DEFAULT_JOBS = 16
@@ -123,26 +124,22 @@ class InputSession:
 
         A failing test no rule explains gets its likely cause, read while the input is still open. With
         `redact`, each verdict is also redacted with the options' redactor (`redact_model`, which remembers it:
-        `redact_report` with the same redactor does not walk it again); in worker processes both are done as
-        soon as a test's last result arrives, while the workers scan the rest, instead of after the last one.
+        `redact_report` with the same redactor does not walk it again); with worker processes, each worker does
+        all of it for the tests it is given (`_verdicts_in_processes`), and the parent takes its answers as done.
         """
         scanned = [test for test in tests if include_passing or test.status.is_failing]
-        finished: dict[int, Verdict] = {}  # by id() of the test: likely cause added (and redacted), final
-        decided = self._verdicts_in_processes(scanned, finished, redact=redact)
-        if decided is None:  # too little to fork for, or the workers failed: the same steps, one by one
-            finished.clear()
-            self.scan_tests(scanned)
-            decided = {id(test): decide(test, self.scanned_logs(test), self.compiled) for test in scanned}
-            self._read_likely_in_processes(
-                [v.test for v in decided.values() if v.root_cause is None and v.test.status.is_failing]
-            )
+        unscanned = [test for test in tests if not (include_passing or test.status.is_failing)]
+        finished = self._verdicts_in_processes(scanned, unscanned, redact=redact)
+        if finished is not None:
+            return [finished[id(test)] for test in tests]
+        # too little to fork for, or the workers failed: the same steps, one by one
+        self.scan_tests(scanned)
+        decided = {id(test): decide(test, self.scanned_logs(test), self.compiled) for test in scanned}
+        self._read_likely_in_processes(
+            [v.test for v in decided.values() if v.root_cause is None and v.test.status.is_failing]
+        )
         verdicts = [decided[id(test)] if id(test) in decided else Verdict(test=test) for test in tests]
-        return [
-            finished[id(verdict.test)]
-            if id(verdict.test) in finished
-            else self._finished(verdict, self.scans, redact=redact)
-            for verdict in verdicts
-        ]
+        return [self._finished(verdict, self.scans, redact=redact) for verdict in verdicts]
 
     def _finished(
         self, verdict: Verdict, scans: Mapping[tuple[str, str, str], LogScan], *, redact: bool
@@ -152,75 +149,62 @@ class InputSession:
         return redact_model(verdict, self.options.redactor) if redact else verdict
 
     def _verdicts_in_processes(
-        self, tests: list[TestCase], finished: dict[int, Verdict], *, redact: bool
+        self, tests: list[TestCase], unscanned: list[TestCase], *, redact: bool
     ) -> dict[int, Verdict] | None:
-        """Scan the tests' logs in one pool of workers, decide each test as soon as its last log is scanned, and
-        queue its logs' likely-cause re-read on the same workers when no rule explains it; None (nothing done)
-        when forking does not pay or the workers fail. One pool instead of two, and the re-reads fill the
-        workers that the scan's last big logs leave idle (a second pool waited for the slowest scan, then
-        forked again). A test whose last result (scan or re-read) has arrived is finished at once into
-        `finished` (`_finished`: likely cause, redaction): the parent does it while it waits for the workers,
-        not after the last result, where it was serial time on any number of cores."""
-        work: dict[tuple[str, str, str], LogRef] = {}
-        for test in tests:
-            for ref in _all_logs(test):
-                if ref.key not in self.scans:
-                    work.setdefault(ref.key, ref)
-        archive_refs = [ref for ref in work.values() if ref.inline_text is None]
+        """Every test's final verdict (by id() of the test), each found whole in a worker process; None (nothing
+        done) when forking does not pay or the workers fail.
+
+        A worker takes a group of tests that share no log with another group (most tests are a group of one),
+        and does for it what one process does for all (`_worker_verdicts`): scans each log once, decides, re-reads
+        for the likely cause when no rule explains a failure, finishes and redacts. The parent only hands out the
+        groups (biggest first) and collects the answers: deciding, the likely-cause tiers and the redaction,
+        ~0.6 CPU s at 1 GiB, were the parent's while the workers scanned, and on 16 cores the parent, not the
+        workers, was then the wall. The tests no scan is needed for are finished here while the workers run."""
+        groups = _groups(tests)
+        archive_refs = list(
+            {ref.key: ref for test in tests for ref in _all_logs(test) if ref.inline_text is None}.values()
+        )
         workers = self._worker_count(archive_refs)
         if workers is None:
             return None
-        from concurrent.futures import Future
-        from concurrent.futures.process import BrokenProcessPool
-        from queue import SimpleQueue
+        from forensics.report.redact import mark_redacted
+        from forensics.report.worker_pool import WorkerDiedError
 
-        scans: dict[tuple[str, str, str], LogScan] = {}
-        pipeline = _Pipeline(tests, dict(self.scans), self.compiled, asked=set(self.likely))
-        ordered = sorted(archive_refs, key=lambda ref: -self._sizes[ref.key])  # biggest first balances them
-        # the likely-cause re-reads run on the same workers: compile their patterns once here when any may run
+        def size(group: tuple[TestCase, ...]) -> int:
+            keys = {ref.key for test in group for ref in _all_logs(test) if ref.inline_text is None}
+            return sum(self._sizes.get(key, 0) for key in keys)
+
+        finished: dict[int, Verdict] = {}
+        problems: dict[tuple[str, str, str], list[Problem]] = {}
         self._prepare_workers(
-            rereads=any(test.status.is_failing for test in tests), is_wrapper=self._wrapper_test()
+            rereads=any(test.status.is_failing for test in tests),
+            is_wrapper=self._wrapper_test(),
+            options=self.options,
+            redact=redact,
         )
         try:
             with self._pool(workers) as pool:
-                # finished futures arrive through a queue: `wait()` on every pending future after each result
-                # cost O(n) a result (0.3 CPU s for 420 logs), the parent's time taken from the workers
-                queue: SimpleQueue[Future[Any]] = SimpleQueue()
-                running: dict[Future[Any], tuple[str, tuple[str, str, str]]] = {}
-
-                def submit(kind: str, refs: list[LogRef]) -> None:
-                    for ref in refs:
-                        future = pool.submit(_worker_scan if kind == "scan" else _worker_likely, _task(ref))
-                        running[future] = (kind, ref.key)
-                        future.add_done_callback(queue.put)
-
-                finishing = _Finishing(self, pipeline.known, finished, redact=redact)
-                submit("scan", ordered)
-                submit("likely", pipeline.start())
-                finishing.decided(pipeline.take_decided())
-                for ref in work.values():  # the status messages and traces: here, while the workers scan
-                    if ref.inline_text is not None:
-                        scans[ref.key] = self._scan_one(ref)
-                        submit("likely", pipeline.scanned(ref.key, scans[ref.key]))
-                        finishing.decided(pipeline.take_decided())
-                while running:
-                    future = queue.get()
-                    kind, key = running.pop(future)
-                    if kind == "likely":
-                        self.likely[key] = future.result()  # a worker's whole answer: kept if the pool breaks
-                        finishing.read(key)
-                    else:
-                        scans[key] = future.result()
-                        submit("likely", pipeline.scanned(key, scans[key]))
-                        finishing.decided(pipeline.take_decided())
-        except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): one by one instead
+                for number, group in sorted(enumerate(groups), key=lambda item: -size(item[1])):
+                    known = {key: self.scans[key] for key in _keys(group) if key in self.scans}
+                    pool.submit(_worker_verdicts, (group, known), number)
+                pool.start()  # each worker starts on its first tests while the next ones are forked
+                for test in unscanned:  # here, while the workers scan
+                    finished[id(test)] = self._finished(Verdict(test=test), self.scans, redact=redact)
+                for number, (verdicts, scanned, recorded) in pool.answers():
+                    for test, verdict in zip(groups[number], verdicts, strict=True):
+                        finished[id(test)] = (
+                            mark_redacted(verdict, self.options.redactor) if redact else verdict
+                        )
+                    problems.update(scanned)
+                    if recorded:
+                        keep_recorded(recorded)
+        except (WorkerDiedError, OSError):  # a worker died (OOM-killed, fork refused): one by one instead
             return None
         finally:
             _WORKER.clear()
-        for key in work:  # problems in log order, as the one-by-one path gives them
-            self.scans[key] = scans[key]
-            self.problems.extend(scans[key].problems)
-        return pipeline.decided
+        for key in _keys(tests):  # problems in log order, as the one-by-one path gives them
+            self.problems.extend(problems.get(key, ()))
+        return finished
 
     def _read_likely_in_processes(self, unexplained: list[TestCase]) -> None:
         """Re-read the unexplained failures' logs in worker processes when there is enough to read: one by one
@@ -343,19 +327,21 @@ class InputSession:
         workers = self._worker_count(refs)
         if workers is None:
             return {}
-        from concurrent.futures.process import BrokenProcessPool
+        from forensics.report.worker_pool import WorkerDiedError
 
         ordered = sorted(refs, key=lambda ref: -self._sizes[ref.key])  # biggest first balances the workers
         self._prepare_workers(rereads=work is _worker_likely, **_WORKER_EXTRA)
         try:
             with self._pool(workers) as pool:
-                tasks = [(ref.source, _where(ref)) for ref in ordered]
-                scans = list(pool.map(work, tasks, chunksize=1))
-        except (BrokenProcessPool, OSError):  # a worker died (OOM-killed, fork refused): scan here instead
+                for ref in ordered:
+                    pool.submit(work, _task(ref), ref.key)
+                pool.start()
+                answers = dict(pool.answers())
+        except (WorkerDiedError, OSError):  # a worker died (OOM-killed, fork refused): scan here instead
             return {}
         finally:
             _WORKER.clear()
-        return {ref.key: scan for ref, scan in zip(ordered, scans, strict=True)}
+        return {ref.key: answers[ref.key] for ref in ordered}
 
     def _worker_count(self, refs: list[LogRef]) -> int | None:
         """How many workers these archive logs are worth (their sizes kept for ordering); None: not worth forking."""
@@ -376,21 +362,25 @@ class InputSession:
         if "allocator" not in _WORKER_START:  # looked up once a process
             _WORKER_START["allocator"] = _allocator_tuning()
         if rereads:
+            from forensics.engine.cause_gate import shipped_gate
+            from forensics.engine.learned import shipped_model
             from forensics.engine.likely_reader import compile_for_workers
+            from forensics.rules.loader import shipped_rules_path
 
             compile_for_workers()
+            # the likely-cause tiers' learned model (~0.4 MB of JSON) and its cause gate: read once here, not once
+            # in every worker
+            shipped_model(shipped_rules_path())
+            shipped_gate(shipped_rules_path())
         _WORKER.clear()
         _WORKER.update(template=self.item, compiled=self.compiled, limits=self.options.limits, **extra)
 
     @staticmethod
-    def _pool(workers: int) -> ProcessPoolExecutor:
+    def _pool(workers: int) -> WorkerPool:
         """Forked workers (imported only when forking pays: a small run never loads the process pool)."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        from forensics.report.worker_pool import WorkerPool
 
-        return ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start
-        )
+        return WorkerPool(workers, initializer=_worker_start)
 
     def _scan_one(self, ref: LogRef) -> LogScan:
         where = _where(ref)
@@ -417,111 +407,6 @@ class InputSession:
 
     def _open(self, ref: LogRef) -> BinaryIO:
         return self.open_log(ref.source)
-
-
-class _Finishing:
-    """Verdicts finished while the workers run (`_verdicts_in_processes`): one is final once decided and, when no
-    rule explains a failing test, once each of its logs' likely-cause re-reads has come back."""
-
-    def __init__(
-        self,
-        session: InputSession,
-        known: Mapping[tuple[str, str, str], LogScan],
-        finished: dict[int, Verdict],
-        *,
-        redact: bool,
-    ) -> None:
-        self.session = session
-        self.known = known  # every scan so far, by log
-        self.finished = finished  # by id() of the test
-        self.redact = redact
-        self.rereading: dict[tuple[str, str, str], list[Verdict]] = {}  # by log: the verdicts waiting for it
-        self.unread: dict[int, int] = {}  # by id() of the test: how many re-reads it still waits for
-
-    def decided(self, verdicts: list[Verdict]) -> None:
-        """Finish each verdict now, or when the last of its logs' re-reads comes back."""
-        likely = self.session.likely
-        for verdict in verdicts:
-            unexplained = verdict.root_cause is None and verdict.test.status.is_failing
-            keys = {
-                ref.key
-                for ref in (_all_logs(verdict.test) if unexplained else ())
-                if ref.inline_text is None and ref.key not in likely
-            }
-            for key in keys:
-                self.rereading.setdefault(key, []).append(verdict)
-            self.unread[id(verdict.test)] = len(keys)
-            if not keys:
-                self._finish(verdict)
-
-    def read(self, key: tuple[str, str, str]) -> None:
-        """One log's re-read came back (into the session's `likely`): finish the verdicts it completes."""
-        for verdict in self.rereading.pop(key, ()):
-            self.unread[id(verdict.test)] -= 1
-            if not self.unread[id(verdict.test)]:
-                self._finish(verdict)
-
-    def _finish(self, verdict: Verdict) -> None:
-        self.finished[id(verdict.test)] = self.session._finished(verdict, self.known, redact=self.redact)
-
-
-class _Pipeline:
-    """Which tests wait for which logs' scans, and the verdicts decided so far (`_verdicts_in_processes`)."""
-
-    def __init__(
-        self,
-        tests: list[TestCase],
-        known: dict[tuple[str, str, str], LogScan],
-        compiled: CompiledRules,
-        *,
-        asked: set[tuple[str, str, str]],
-    ) -> None:
-        self.known = known  # every scan so far, by log
-        self.compiled = compiled
-        self.asked = asked  # logs whose likely cause is known or asked for
-        self.decided: dict[int, Verdict] = {}  # by id() of the test
-        self.fresh: list[Verdict] = []  # decided since `take_decided` was last called
-        self.ready: list[TestCase] = []  # nothing to wait for
-        self.waiting: dict[tuple[str, str, str], list[TestCase]] = {}
-        self.left: dict[int, int] = {}
-        for test in tests:
-            keys = {ref.key for ref in _all_logs(test) if ref.key not in known}
-            self.left[id(test)] = len(keys)
-            for key in keys:
-                self.waiting.setdefault(key, []).append(test)
-            if not keys:
-                self.ready.append(test)
-
-    def take_decided(self) -> list[Verdict]:
-        """The verdicts decided since the last call (each once)."""
-        fresh, self.fresh = self.fresh, []
-        return fresh
-
-    def start(self) -> list[LogRef]:
-        """Decide the tests with no log to wait for; the logs to re-read of those no rule explains."""
-        return [ref for test in self.ready for ref in self.decide(test)]
-
-    def scanned(self, key: tuple[str, str, str], scan: LogScan) -> list[LogRef]:
-        """Keep one log's scan and decide the tests it completes; the logs to re-read of those no rule explains."""
-        self.known[key] = scan
-        reread: list[LogRef] = []
-        for test in self.waiting.get(key, ()):
-            self.left[id(test)] -= 1
-            if not self.left[id(test)]:
-                reread.extend(self.decide(test))
-        return reread
-
-    def decide(self, test: TestCase) -> list[LogRef]:
-        verdict = decide(
-            test, [ScannedLog(ref, self.known[ref.key]) for ref in _all_logs(test)], self.compiled
-        )
-        self.decided[id(test)] = verdict
-        self.fresh.append(verdict)
-        if verdict.root_cause is not None or not test.status.is_failing:
-            return []
-        reread = [ref for ref in _all_logs(test) if ref.inline_text is None and ref.key not in self.asked]
-        self.asked.update(ref.key for ref in reread)
-        return reread
 
 
 # Set in the parent just before forking, so the workers inherit the compiled rules without pickling them.
@@ -594,6 +479,22 @@ def _worker_scan(task: tuple[str, str]) -> LogScan:
         return scan_stream(stream, _WORKER["compiled"], name=where, limits=_WORKER["limits"])
 
 
+def _worker_verdicts(
+    task: tuple[tuple[TestCase, ...], dict[tuple[str, str, str], LogScan]],
+) -> tuple[list[Verdict], dict[tuple[str, str, str], list[Problem]], dict[tuple[str, int], bytes]]:
+    """In a worker process: a group of tests' final verdicts, found as one process finds them (its logs scanned
+    once, decided, re-read for the likely cause, finished, redacted when asked), each log's scan problems, and
+    the `regex` code compiled on the way (forensics/regex_code.py)."""
+    tests, known = task
+    options = replace(_WORKER["options"], jobs=1)  # the worker's own session never forks
+    session = InputSession(_worker_archive(), _WORKER["compiled"], options, [])
+    session.scans.update(known)
+    session._is_wrapper = _WORKER["is_wrapper"]
+    verdicts = session.verdicts(list(tests), include_passing=True, redact=_WORKER["redact"])
+    problems = {key: scan.problems for key, scan in session.scans.items() if key not in known}
+    return verdicts, problems, take_recorded()  # the patterns compiled here: the parent's table keeps them
+
+
 def _worker_likely(task: tuple[str, str]) -> LikelyLine | None:
     """In a worker process: the likely cause of one log (the same reading as `InputSession._likely_line`)."""
     source, _where = task
@@ -655,6 +556,34 @@ def _size(archive: Archive, source: str) -> int:
         return archive.size(source)
     except (OSError, KeyError):
         return 0
+
+
+def _groups(tests: list[TestCase]) -> list[tuple[TestCase, ...]]:
+    """The tests in groups that share no archive log with another group (a log shared by tests is scanned once,
+    in one worker), each group in the tests' order."""
+    owner: dict[tuple[str, str, str], int] = {}  # by log: the group that reads it
+    parent: list[int] = list(range(len(tests)))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    for index, test in enumerate(tests):
+        for ref in test.logs:
+            if ref.inline_text is None:
+                other = owner.setdefault(ref.key, index)
+                parent[root(index)] = root(other)
+    grouped: dict[int, list[TestCase]] = {}
+    for index, test in enumerate(tests):
+        grouped.setdefault(root(index), []).append(test)
+    return [tuple(group) for group in grouped.values()]
+
+
+def _keys(tests: Iterable[TestCase]) -> list[tuple[str, str, str]]:
+    """Every log of these tests once, in the order the one-by-one path scans them."""
+    return list(dict.fromkeys(ref.key for test in tests for ref in _all_logs(test)))
 
 
 def _task(ref: LogRef) -> tuple[str, str]:

@@ -67,7 +67,37 @@ def _table_path() -> str | None:
 
 WAYS = _LiteralWays(_table_path())
 
+_GATES_NAME = "_literal_gates.py"
+# One gate as plain values: (alternatives, ignore_case), or () for a pattern with no literal long enough.
+StoredGate = tuple[tuple[str, ...], bool] | tuple[()]
+
+
+class _LiteralGates:
+    """(pattern, flags, minimum) → the literals one of which the engine's own pattern needs (`literals_for_flags`:
+    the likely-cause picker's ~64 `GatedRegex` gates, parsed before the workers fork on every run that reads a
+    failure's likely cause, ~30 ms), in a table of their own, kept as `WAYS` keeps the rules' ways."""
+
+    def __init__(self, path: str | None) -> None:
+        self.table = DiskTable(path, _MAX_ENTRIES)
+
+    def get(self, pattern: str, flags: int, minimum: int) -> StoredGate | None:
+        if not self.table.loaded:
+            self.table.load(_header())
+        found: StoredGate | None = self.table.get((pattern, flags, minimum))
+        return found
+
+    def put(self, pattern: str, flags: int, minimum: int, gate: StoredGate) -> None:
+        self.table.add((pattern, flags, minimum), gate)
+
+
+GATES = _LiteralGates(table_path(__file__, _GATES_NAME))
+
 
 def stored_entries() -> dict[Any, Any]:
     """The table as the file holds it now (for tests: every entry is compared with a fresh computation)."""
     return read_table(_table_path(), _header())
+
+
+def stored_gates() -> dict[Any, Any]:
+    """The gates' table as the file holds it now (for tests, as `stored_entries`)."""
+    return read_table(table_path(__file__, _GATES_NAME), _header())

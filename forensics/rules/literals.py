@@ -69,9 +69,16 @@ def required_literals(pattern: str, *, ignore_case: bool) -> Literals | None:
 
 def literals_for_flags(pattern: str, flags: int, *, minimum: int = MIN_LITERAL) -> Literals | None:
     """`required_literals` of a pattern compiled with these `re`/`regex` flags (IGNORECASE, VERBOSE, MULTILINE
-    mean the same in both), literals of at least `minimum` characters, not cached: for the engine's own
-    patterns, computed once each."""
-    return _required_literals(pattern, ignore_case=False, flags=flags, minimum=minimum)
+    mean the same in both), literals of at least `minimum` characters: for the engine's own patterns, each
+    computed once and kept on disk (`rules/literal_table.py`'s `GATES`)."""
+    from forensics.rules.literal_table import GATES
+
+    stored = GATES.get(pattern, flags, minimum)
+    if stored is not None:
+        return Literals(*stored) if stored else None
+    literals = _required_literals(pattern, ignore_case=False, flags=flags, minimum=minimum)
+    GATES.put(pattern, flags, minimum, (literals.alternatives, literals.ignore_case) if literals else ())
+    return literals
 
 
 def required_literal_sets(pattern: str, *, ignore_case: bool) -> tuple[Literals, ...]:

@@ -1,13 +1,15 @@
 """Learn the family model (engine/learned.py) from a labelled corpus, deterministically: the shipped
 rules/learned/family-model.json is what `python -m forensics.usecases.learn_family_model` makes from
-tests/corpus/train today (tests/test_learned_model.py checks it).
+tests/corpus/train today (tests/test_learned_model.py checks it). The same command writes the cause gate that the
+learned tier asks first (rules/learned/cause-gate.txt, usecases/learn_cause_gate.py), so that one command
+regenerates both after the corpus or its labels change.
 
 Its examples are the corpus' labelled lines (tests/corpus_accuracy.py reads the same labels): a case labelled with a
 family that has a fatal-line rule gives its evidence line (the first line of its log holding the label's
 `evidence`) to that family; a case labelled "unexplained" gives its labelled line, when it has one, to "none".
 Families without a fatal-line rule (the model could name nothing for them) and cases without a line are left out.
 Each labels file belongs to a collection (`labels-holdout-r3a.toml` to holdout-r3, the original files to "train"),
-so that a measurement can learn from some collections and score another (benchmarks/learned_family_cv.py).
+so that a measurement can learn from some collections and score another (tests/learned_family_cv.py).
 """
 
 from __future__ import annotations
@@ -25,9 +27,6 @@ from forensics.engine.learned import NONE, line_features
 
 UNEXPLAINED = "unexplained"
 ALPHA = 0.1  # additive smoothing of each feature's count per class
-THRESHOLD = (
-    0.99995  # the posterior a family needs (chosen by cross-validation by collection: docs/accuracy.md)
-)
 _COLLECTION = re.compile(r"labels-(?P<name>holdout-r\d+)[a-z]?\.toml")
 
 
@@ -66,7 +65,8 @@ def labelled_lines(corpus: Path, families_file: Path) -> list[LabelledLine]:
             evidence = entry.get("evidence")
             if "file" not in entry or not evidence or (family != UNEXPLAINED and family not in with_rule):
                 continue
-            text = _evidence_line(corpus / entry["file"], evidence)
+            lines = (corpus / entry["file"]).read_text(encoding="utf-8", errors="replace").split("\n")
+            text = evidence_line(lines, evidence)
             if text is None:
                 continue
             examples.append(
@@ -81,15 +81,12 @@ def labelled_lines(corpus: Path, families_file: Path) -> list[LabelledLine]:
     return examples
 
 
-def _evidence_line(path: Path, evidence: str) -> str | None:
-    """The first line of the log that holds the label's evidence, as the accuracy script numbers lines."""
-    lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+def evidence_line(lines: Sequence[str], evidence: str) -> str | None:
+    """The first line of a log (split as the accuracy script numbers lines) that holds a label's evidence."""
     return next((line for line in lines if evidence in line), None)
 
 
-def learn(
-    examples: Sequence[LabelledLine], *, alpha: float = ALPHA, threshold: float = THRESHOLD, header: str = ""
-) -> dict[str, object]:
+def learn(examples: Sequence[LabelledLine], *, alpha: float = ALPHA, header: str = "") -> dict[str, object]:
     """The model's data (engine/learned.py `model_from_json` reads it): per class its lines and feature total, per
     feature its count in each class; classes are "none" then the families in sorted order."""
     classes = [NONE, *sorted({example.family for example in examples} - {NONE})]
@@ -105,7 +102,6 @@ def learn(
     return {
         "header": header,
         "alpha": alpha,
-        "threshold": threshold,
         "classes": classes,
         "class_lines": [lines[name] for name in classes],
         "class_features": [totals[name] for name in classes],
@@ -152,7 +148,11 @@ def build_model_text(
 
 def main(argv: Sequence[str]) -> int:
     """`--corpus DIR` (tests/corpus/train), `--families FILE` (DIR/../families.toml), `--exclude COLLECTION` (any
-    number), `--out FILE` (rules/learned/family-model.json; `-` prints it), `--check` (exit 1 if FILE differs)."""
+    number), `--out FILE` (rules/learned/family-model.json; `-` prints it), `--gate-out FILE` (the cause gate,
+    rules/learned/cause-gate.txt), `--check` (exit 1 if either file differs from what the corpus makes)."""
+    # imported here: the gate's learning reads this module's label helpers
+    from forensics.usecases.learn_cause_gate import build_gate_text
+
     arguments = list(argv)
 
     def option(name: str, default: str) -> str:
@@ -160,20 +160,28 @@ def main(argv: Sequence[str]) -> int:
 
     corpus = Path(option("--corpus", "tests/corpus/train"))
     families_file = Path(option("--families", str(corpus.parent / "families.toml")))
-    out = option("--out", "rules/learned/family-model.json")
     exclude = [arguments[number + 1] for number, value in enumerate(arguments) if value == "--exclude"]
-    text = build_model_text(corpus, families_file, exclude=exclude)
+    made = {
+        option("--out", "rules/learned/family-model.json"): build_model_text(
+            corpus, families_file, exclude=exclude
+        ),
+        option("--gate-out", "rules/learned/cause-gate.txt"): build_gate_text(corpus, exclude=exclude),
+    }
     if "--check" in arguments:
-        current = Path(out).read_text(encoding="utf-8") if Path(out).is_file() else ""
-        if current != text:
+        stale = [
+            out
+            for out, text in made.items()
+            if not Path(out).is_file() or Path(out).read_text("utf-8") != text
+        ]
+        for out in stale:
             print(f"{out} is not what the corpus makes today: regenerate it", file=sys.stderr)
-            return 1
-        return 0
-    if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+        return 1 if stale else 0
+    for out, text in made.items():
+        if out == "-":
+            sys.stdout.write(text)
+        else:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            Path(out).write_text(text, encoding="utf-8")
     return 0
 
 
