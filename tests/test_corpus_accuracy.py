@@ -21,19 +21,24 @@ from tests.corpus_accuracy import SPLITS, evaluate, family_ids, figures, labels
 # the fourteenth round (two rule authors, the likely-cause picker, a learned family model) train reads 99.1 %, 0 false
 # causes of 474, likely 99.8 % of 407. The holdout is now the eleventh blind collection (178 cases in three sets,
 # audited blind, scored once after every branch of the round was merged, never studied): 74.2 % top-1, 3 false causes
-# of 46 (all from ordinary rules), likely cause 78.8 % of 66. The floors hold that score; they are not a target.
+# of 46 (all from ordinary rules), likely cause 78.8 % of 66. It has since been retired into train (97.0 %, 3 false
+# causes of 520); after the fifteenth round (two rule authors, the picker, a cause gate before the learned model, the
+# parent's serial part) train reads 99.0 %, 0 false causes of 519, likely 98.5 % of 452. The holdout is now the twelfth
+# blind collection (195 cases in three sets, audited blind, scored once after every branch of the round was merged,
+# never studied): 80.7 % top-1, 0 false causes of 45, likely cause 81.0 % of 58. The floors hold that score; they are
+# not a target.
 # A rule change that loses ground, or names a cause where there is none, fails CI.
 MIN_TOP1 = {
     "train": 0.99,
-    "holdout": 0.74,
+    "holdout": 0.80,
     "gpu": 0.95,
 }
 MAX_FALSE_CAUSE_RATE = {
     "train": 0.0,
-    "holdout": 3 / 46,
+    "holdout": 0.0,
     "gpu": 0.0,
-}  # the eleventh holdout: 3 of 46
-MIN_LIKELY = {"holdout": 0.78, "train": 0.98}  # the likely cause on failures no rule explains
+}  # the twelfth holdout: 0 of 45
+MIN_LIKELY = {"holdout": 0.80, "train": 0.98}  # the likely cause on failures no rule explains
 
 
 @pytest.mark.parametrize("split", SPLITS)
