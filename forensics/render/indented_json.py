@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable
 from json.encoder import encode_basestring  # the C function `json.dumps` uses for ensure_ascii=False
 from typing import Any
 
@@ -48,36 +49,37 @@ def _encode(value: Any, indent: str, parts: list[str]) -> None:
 
 
 def _encode_dict(value: dict[str, Any], indent: str, parts: list[str]) -> None:
-    if not value:
+    if value:
+        _encode_items(value.items(), "{", "}", indent, parts, keyed=True)
+    else:
         parts.append("{}")
-        return
-    inner = indent + _STEP
-    separator = ",\n" + inner
-    parts.append("{\n" + inner)
-    first = True
-    for key, item in value.items():
-        if first:
-            first = False
-        else:
-            parts.append(separator)
-        parts.append(encode_basestring(key))
-        parts.append(": ")
-        _encode(item, inner, parts)
-    parts.append("\n" + indent + "}")
 
 
 def _encode_list(value: list[Any] | tuple[Any, ...], indent: str, parts: list[str]) -> None:
-    if not value:
+    if value:
+        _encode_items(value, "[", "]", indent, parts, keyed=False)
+    else:
         parts.append("[]")
-        return
+
+
+def _encode_items(
+    items: Iterable[Any], opening: str, closing: str, indent: str, parts: list[str], *, keyed: bool
+) -> None:
+    """A non-empty container's items one level in, each on its own line (a dict's as `"key": value`)."""
     inner = indent + _STEP
     separator = ",\n" + inner
-    parts.append("[\n" + inner)
+    parts.append(opening + "\n" + inner)
     first = True
-    for item in value:
+    for entry in items:
         if first:
             first = False
         else:
             parts.append(separator)
+        if keyed:
+            key, item = entry
+            parts.append(encode_basestring(key))
+            parts.append(": ")
+        else:
+            item = entry
         _encode(item, inner, parts)
-    parts.append("\n" + indent + "]")
+    parts.append("\n" + indent + closing)
