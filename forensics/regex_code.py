@@ -64,9 +64,7 @@ class _CompiledPatterns:
         if compiled is not None:
             return compiled
         with self.lock:
-            if not self.table.loaded:  # the table, if its file names this interpreter and this `regex`
-                self.engine, header = _engine()  # the engine is loaded either way
-                self.table.load(header)
+            self.load_table()
             stored = self.table.get(key)
             if stored is not None and _default_version_unchanged():
                 try:
@@ -84,6 +82,12 @@ class _CompiledPatterns:
                     self.fresh[key] = stored
             self.compiled[key] = compiled
             return compiled
+
+    def load_table(self) -> None:
+        """Load the engine, and the table if its file names this interpreter and this `regex` (under the lock)."""
+        if not self.table.loaded:
+            self.engine, header = _engine()  # the engine is loaded either way
+            self.table.load(header)
 
     def after_fork(self) -> None:
         """In a forked child: a fresh lock (the parent's may have been held by a thread the child does not have),
@@ -212,9 +216,7 @@ def take_recorded() -> dict[tuple[str, int], bytes]:
 def keep_recorded(entries: dict[tuple[str, int], bytes]) -> None:
     """Add a worker's entries (`take_recorded`) to this process's table, to be written at exit."""
     with _PATTERNS.lock:
-        if not _PATTERNS.table.loaded:
-            _PATTERNS.engine, header = _engine()
-            _PATTERNS.table.load(header)
+        _PATTERNS.load_table()
         for key, stored in entries.items():
             if _PATTERNS.table.get(key) is None:
                 _PATTERNS.table.add(key, stored)

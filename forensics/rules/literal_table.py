@@ -28,20 +28,21 @@ _MAX_ENTRIES = 4096  # past this the table starts again from this run's entries 
 StoredWays = tuple[tuple[tuple[tuple[str, ...], bool], ...], ...]
 
 
-class _LiteralWays:
-    """(pattern, ignore_case) → the pattern's literal ways, loaded on the first lookup, written back at exit."""
+class _LiteralTable:
+    """A key (a tuple of plain values) → a pattern's literals as plain values, loaded on the first lookup and
+    written back at exit: `WAYS` keys the rules' literal ways by (pattern, ignore_case), `GATES` the engine's own
+    patterns' gates by (pattern, flags, minimum)."""
 
     def __init__(self, path: str | None) -> None:
         self.table = DiskTable(path, _MAX_ENTRIES)
 
-    def get(self, pattern: str, ignore_case: bool) -> StoredWays | None:
+    def get(self, key: tuple[Any, ...]) -> Any:
         if not self.table.loaded:
             self.table.load(_header())
-        found: StoredWays | None = self.table.get((pattern, ignore_case))
-        return found
+        return self.table.get(key)
 
-    def put(self, pattern: str, ignore_case: bool, ways: StoredWays) -> None:
-        self.table.add((pattern, ignore_case), ways)
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        self.table.add(key, value)
 
 
 def _header() -> bytes:
@@ -65,32 +66,17 @@ def _table_path() -> str | None:
     return table_path(__file__, _NAME)
 
 
-WAYS = _LiteralWays(_table_path())
+WAYS = _LiteralTable(_table_path())  # (pattern, ignore_case) → StoredWays
 
 _GATES_NAME = "_literal_gates.py"
 # One gate as plain values: (alternatives, ignore_case), or () for a pattern with no literal long enough.
 StoredGate = tuple[tuple[str, ...], bool] | tuple[()]
 
 
-class _LiteralGates:
-    """(pattern, flags, minimum) → the literals one of which the engine's own pattern needs (`literals_for_flags`:
-    the likely-cause picker's ~64 `GatedRegex` gates, parsed before the workers fork on every run that reads a
-    failure's likely cause, ~30 ms), in a table of their own, kept as `WAYS` keeps the rules' ways."""
-
-    def __init__(self, path: str | None) -> None:
-        self.table = DiskTable(path, _MAX_ENTRIES)
-
-    def get(self, pattern: str, flags: int, minimum: int) -> StoredGate | None:
-        if not self.table.loaded:
-            self.table.load(_header())
-        found: StoredGate | None = self.table.get((pattern, flags, minimum))
-        return found
-
-    def put(self, pattern: str, flags: int, minimum: int, gate: StoredGate) -> None:
-        self.table.add((pattern, flags, minimum), gate)
-
-
-GATES = _LiteralGates(table_path(__file__, _GATES_NAME))
+# (pattern, flags, minimum) → the literals one of which the engine's own pattern needs (`literals_for_flags`: the
+# likely-cause picker's ~64 `GatedRegex` gates, parsed before the workers fork on every run that reads a failure's
+# likely cause, ~30 ms), in a table of their own
+GATES = _LiteralTable(table_path(__file__, _GATES_NAME))
 
 
 def stored_entries() -> dict[Any, Any]:

@@ -71,13 +71,13 @@ def literals_for_flags(pattern: str, flags: int, *, minimum: int = MIN_LITERAL) 
     """`required_literals` of a pattern compiled with these `re`/`regex` flags (IGNORECASE, VERBOSE, MULTILINE
     mean the same in both), literals of at least `minimum` characters: for the engine's own patterns, each
     computed once and kept on disk (`rules/literal_table.py`'s `GATES`)."""
-    from forensics.rules.literal_table import GATES
+    from forensics.rules.literal_table import GATES, StoredGate
 
-    stored = GATES.get(pattern, flags, minimum)
+    stored: StoredGate | None = GATES.get((pattern, flags, minimum))
     if stored is not None:
         return Literals(*stored) if stored else None
     literals = _required_literals(pattern, ignore_case=False, flags=flags, minimum=minimum)
-    GATES.put(pattern, flags, minimum, (literals.alternatives, literals.ignore_case) if literals else ())
+    GATES.put((pattern, flags, minimum), (literals.alternatives, literals.ignore_case) if literals else ())
     return literals
 
 
@@ -99,16 +99,17 @@ def required_literal_ways(pattern: str, *, ignore_case: bool) -> tuple[tuple[Lit
     "Exception: ", "CUDA" and "not available" (or the other branch's text), where the whole pattern's sets ask
     only for "not available" or that text. One way (the whole pattern's sets) when there is no alternation to
     split; empty when the pattern cannot be read. Kept on disk per pattern (`rules/literal_table.py`)."""
-    from forensics.rules.literal_table import WAYS
+    from forensics.rules.literal_table import WAYS, StoredWays
 
-    stored = WAYS.get(pattern, ignore_case)
+    stored: StoredWays | None = WAYS.get((pattern, ignore_case))
     if stored is not None:
         return tuple(
             tuple(Literals(alternatives, insensitive) for alternatives, insensitive in way) for way in stored
         )
     ways = computed_literal_ways(pattern, ignore_case=ignore_case)
     WAYS.put(
-        pattern, ignore_case, tuple(tuple((lit.alternatives, lit.ignore_case) for lit in way) for way in ways)
+        (pattern, ignore_case),
+        tuple(tuple((lit.alternatives, lit.ignore_case) for lit in way) for way in ways),
     )
     return ways
 
