@@ -1,6 +1,6 @@
 """The sixteenth round's catalogue for the GPU stack, the model's config, the Python environment and the container
 runtime (gpu-oom, model-config, cuda-device-assert, triton-out-of-resources, nccl-error, python-environment,
-container-image): the emitters the twelfth holdout showed the pack had not read (ComfyUI's executor, MLC-LLM's model
+container-image, serving-engine-internal): the emitters the twelfth holdout showed the pack had not read (ComfyUI's executor, MLC-LLM's model
 directory checks, TGI's clap-parsed model options, Ascend C's kernel assert, Inductor's autotuner, NCCL's listening
 socket, urllib3 / pip without an ssl module, the lazy import wrapper's inner ImportError, the kubelet's pull event, runc
 and crun starting a command the image lacks, pyxis' import, docker pull's bare stream error) in each rendering their
@@ -112,6 +112,17 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         'E loc("/tmp/tmpsb6qkdih/kernel.ttadapter.mlir":3:3): error: ub overflow, requires 3072256 bits while 1572864 '
         "bits available! (possible reason: tiling basic block is too large)",
         "Ascend/triton-ascend docs/en/programming_guide.md (the BiSheng compiler's PlanMemory UB overflow)",
+    ),
+    # serving-engine-internal: vLLM V1's worker traceback relayed by its multiproc executor
+    (
+        "vllm.cuda-graph-capture-failed",
+        [
+            "(Worker_TP1 pid=15193) ERROR 05-08 19:06:38 [multiproc_executor.py:962] torch.AcceleratorError: CUDA "
+            "error: operation not permitted when stream is capturing",
+            "(Worker_TP1 pid=15193) ERROR 05-08 19:06:38 [multiproc_executor.py:962]",
+        ],
+        "vllm-project/vllm vllm/v1/executor/multiproc_executor.py (WorkerProc.worker_main's logger.exception, the "
+        "blank line of a chained traceback)",
     ),
     # nccl-error: the listening side of NCCL's sockets
     (
@@ -275,6 +286,12 @@ REAL_LOGS = [
     ),
     ("holdout-r12/cuda-error/y-ollama-rocm-rms-norm-invalid-device-function.log", "cuda.no-kernel-image", 2),
     ("holdout-r12/triton-out-of-resources/z-flex-attention-sm86-head192.log", "triton.out-of-resources", 1),
+    (
+        "holdout-r3/serving-engine-internal/c-vllm-nightly-worker-cuda-graph-capture-unsupported.log",
+        "vllm.cuda-graph-capture-failed",
+        1,
+    ),
+    ("pytorch-cuda/cuda-error-stream-capturing-kyutai-179.log", "cuda.error", 1),
     ("holdout-r12/nccl-error/z-returnn-nccl-bind-cannot-assign.log", "nccl.system-error", 4),
     (
         "holdout-r12/python-environment/z-stable-diffusion-ssl-module-missing.log",
