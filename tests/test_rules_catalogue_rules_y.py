@@ -263,6 +263,15 @@ NEAR_MISSES = [
         ['  Normal  Pulled  2s  kubelet  Successfully pulled image "vllm/vllm-openai:v0.11.0" in 10.1s'],
         id="kubelet-pull-succeeded",
     ),
+    pytest.param(
+        "container.kubelet-pull-failed",
+        [
+            '  Warning  Failed  90s  kubelet  Failed to pull image "ghcr.io/acme/app:main": rpc error: code = '
+            "DeadlineExceeded desc = context deadline exceeded",
+            '  Normal   Pulled  20s  kubelet  Successfully pulled image "ghcr.io/acme/app:main" in 1m9.8s',
+        ],
+        id="kubelet-pull-retried-then-pulled",
+    ),
 ]
 
 # (log under tests/corpus/train, rule that wins, its line)
