@@ -3,7 +3,7 @@ runtime (gpu-oom, model-config, cuda-device-assert, triton-out-of-resources, ncc
 container-image, serving-engine-internal): the emitters the twelfth holdout showed the pack had not read (ComfyUI's executor, MLC-LLM's model
 directory checks, TGI's clap-parsed model options, Ascend C's kernel assert, Inductor's autotuner, NCCL's listening
 socket, urllib3 / pip without an ssl module, the lazy import wrapper's inner ImportError, the kubelet's pull event, runc
-and crun starting a command the image lacks, pyxis' import, docker pull's bare stream error) in each rendering their
+starting a command the image lacks, pyxis' import, docker pull's bare stream error) in each rendering their
 source prints.
 
 Every rendering is quoted from the cited upstream source (its format string with the prefixes a CI log adds) or a real
@@ -170,12 +170,6 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "opencontainers/runc libcontainer/standard_init_linux.go (exec.LookPath) under containerd, runc >= 1.1",
     ),
     (
-        "container.entrypoint-not-found",
-        "Error: crun: executable file `uvicorn` not found in $PATH: No such file or directory: OCI runtime attempted "
-        "to invoke a command that was not found",
-        "containers/crun src/libcrun/linux.c under Podman",
-    ),
-    (
         "container.image-pull-failed",
         "slurmstepd: error: pyxis: failed to import docker image: nvcr.io#nvidia/pytorch:25.01-py3",
         'NVIDIA/pyxis pyxis_slurmstepd.c (slurm_error "pyxis: failed to import docker image: %s")',
@@ -248,6 +242,14 @@ NEAR_MISSES = [
             "not found in $PATH: unknown"
         ],
         id="docker-exec-into-running-container",
+    ),
+    pytest.param(
+        "container.entrypoint-not-found",
+        [
+            "Error: crun: executable file `pgrep` not found in $PATH: No such file or directory: OCI runtime attempted "
+            "to invoke a command that was not found"
+        ],
+        id="podman-exec-or-run-alike",
     ),
     pytest.param(
         "container.pull-stream-refused",
