@@ -406,6 +406,23 @@ RENDERINGS: tuple[tuple[str, str, str, tuple[str, ...], int, LikelyReason], ...]
         LikelyReason.ERROR_LINE,
     ),
     (
+        "surefire3-summary",
+        "Maven Surefire 3's summary at ERROR (`Failures: `, a rerun test's name then `  Run 1: …`, `  Run 2: PASS`)",
+        "https://github.com/apache/maven-surefire",  # DefaultReporterFactory.printTestFailures, TestResultType
+        (
+            "[INFO] Results:",
+            "[INFO] ",
+            "[ERROR] Failures: ",
+            "[ERROR] org.example.ClientIT.testConnect",
+            "[ERROR]   Run 1: ClientIT.testConnect:42 expected:<200> but was:<503>",
+            "[INFO]   Run 2: PASS",
+            "[INFO] ",
+            "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0",
+        ),
+        5,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
         "colcon-test-result",
         "colcon test-result --verbose: `  <<< failure message`, the JUnit XML's message indented below, `  >>>`",
         "https://github.com/colcon/colcon-test-result/blob/master/colcon_test_result/verb/test_result.py",

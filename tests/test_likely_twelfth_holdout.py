@@ -13,6 +13,13 @@ from tests.support.likely import picked_from, picked_in
 @pytest.mark.parametrize(
     ("file", "line", "reason"),
     [
+        # Surefire's summary at ERROR, as GitHub Actions shows Maven's level (`Error:  Errors: `): a rerun test's name,
+        # then its first failed run (`Run 1: OllamaChatModelFunctionCallingIT.streamFunctionCallTest:109`)
+        (
+            "holdout-r12/unexplained/y-springai-ollama-function-call-it-failure.log",
+            3,
+            LikelyReason.ERROR_LINE,
+        ),
         # an Ascend C kernel's assertion (`[ASSERT] …/gather_v3_base.h:137: Assertion `(0 <= val …)' Index … out of
         # range`) is an error line, as CUDA's device-side assertion is; the scheduler's traceback below it is cut
         (
@@ -186,3 +193,36 @@ def test_ctests_own_error_and_a_discovery_that_found_nothing_word_a_failure() ->
         2,
         LikelyReason.LAST_LINE,
     )
+
+
+def test_surefires_summary_at_error_points_at_its_first_failed_entry() -> None:
+    for level in ("[ERROR]", "Error: "):
+        assert picked_from(
+            [
+                f"{level} Failures: ",
+                f"{level}   ConnectTest.postFiles:299 expected:<439[63]> but was:<439[72]>",
+                f"{level}   ConnectTest.getFiles:120 expected:<1> but was:<2>",
+            ]
+        ) == (2, LikelyReason.ERROR_LINE)
+        # a rerun test: its name, then its runs; a run that passed is no failure
+        rerun = [f"{level} Errors: ", f"{level} org.x.FooIT.streamTest", f"{level}   Run 1: PASS"]
+        assert picked_from(rerun) == (2, LikelyReason.ERROR_LINE)
+        assert picked_from([*rerun[:2], f"{level}   Run 1: FooIT.streamTest:109 » Timeout"]) == (
+            3,
+            LikelyReason.ERROR_LINE,
+        )
+    # GitHub's rendering of Maven's level is a header: `Error:  Errors:` is no exception named Error
+    assert picked_from(["Error:  Errors: ", "Error:  org.x.FooIT.streamTest"]) == (2, LikelyReason.ERROR_LINE)
+    # torchrun's ChildFailedError report has a `Failures:` field with no level: no marker, its entries no failure
+    torchrun = ["Failures:", "  <NO_OTHER_FAILURES>", "Root Cause (first observed failure):"]
+    assert picked_from(torchrun) == (3, LikelyReason.FAILURE_LINE)
+    # testify's `Error:` label, padded with spaces then a tab, is no level: an exception's name whose message goes on
+    # below it, as before (holdout-r5's testcontainers log)
+    testify = [
+        "Error Trace:\tx_test.go:47",
+        "Error:      \tReceived unexpected error:",
+        "\t            \texec create: Error response from daemon: container 5ec3 is not running",
+    ]
+    assert picked_from(testify) == (3, LikelyReason.EXCEPTION_LINE)
+    # an error's own `Error: message`, one space after the colon, stays an error line that starts with the word
+    assert picked_from(["Error: Cannot find module 'x'", "done"]) == (1, LikelyReason.ERROR_LINE)

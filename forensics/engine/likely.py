@@ -72,6 +72,20 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
         r"^(?:Failed tests|Tests in error):$",
         r"^(?:\w[\w$]*\([\w.$]+\)|[\w$]+(?:\.[\w$]+)+:\d+ )",
     ),
+    # ... and since 3.0, at ERROR (`[ERROR] Failures: `, GitHub Actions' `Error:  Errors: `): each entry below it, `  Class.test:
+    # 109 expected:<…>`, or a rerun test's name alone, then its runs (`  Run 1: Class.test:109 » …`, `  Run 2: PASS`),
+    # where the first failed run says what failed (a header of Java's own report fields stays no marker: `Failures:` alone
+    # is torchrun's ChildFailedError report)
+    (
+        "Maven Surefire",
+        r"^(?:\[ERROR\]|Error:) +(?:Failures|Errors):$",
+        r"^(?:\[ERROR\]|Error:) +(?:[\w$]+\.)+[\w$]+(?::\d+)?(?: |$)",
+    ),
+    (
+        "Maven Surefire",
+        r"^(?:\[ERROR\]|Error:) +(?:[a-z_][\w$]*\.)+[A-Z][\w$]*\.[\w$]+$",
+        r"^(?:\[ERROR\]|Error:) +Run \d+: (?!PASS$)\S",
+    ),
     # colcon test-result --verbose: `- test case`, `  <<< failure message` (or `error message`), the message indented
     # below it, `  >>>`: the message the JUnit XML holds for the failed test
     ("colcon test-result", r"^<<< (?:error|failure) message$", r"^(?!>>>$)\S"),
@@ -819,8 +833,16 @@ class LikelyCausePicker:
                 and marker[1].search(text)
                 and marker[0] in self._fallback
             ):
-                self._fallback[self._fallback.index(marker[0])] = self._candidate(
-                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                replaced = self._candidate(number, text, LikelyReason.ERROR_LINE, wrapper=False)
+                self._fallback[self._fallback.index(marker[0])] = replaced
+                # a message that is a marker in turn (Surefire's rerun test named below `Errors:`, its runs below it)
+                self._marker = next(
+                    (
+                        (replaced, below)
+                        for found, below in _TEST_RUNNER_MARKERS
+                        if below and found.search(text)
+                    ),
+                    None,
                 )
                 return True
         run = _GO_RUN.match(text)
@@ -1545,6 +1567,10 @@ _MORE_PREFIXES = LazyRegex(
     # and as `adb logcat -v threadtime` prints it (`12-09 13:58:40.093 32362 10922 E onnxruntime: `): a level letter
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+-\d+\s+\S+\s+\S+\s+(?P<logcat>[VDIWEFA])\s+(?=\S)"
     r"|\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+\s+\d+\s+(?P<threadtime>[VDIWEFA])\s+(?=\S)"
+    # Maven's level as GitHub Actions shows it (`[ERROR] ` becomes `Error:  `, `[WARNING] ` `Warning:  `): two spaces, where
+    # an error's own `Error: message` has one, and no tab after them (testify pads its `Error:` label with spaces, then a
+    # tab: `Error:      \tReceived unexpected error:`)
+    r"|(?P<github_maven>Error|Warning): {2}(?! *\t)"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
@@ -1641,6 +1667,7 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["log4j"]
             or match["timed"]
             or match["bracketed"]
+            or (match["github_maven"] or "").upper()
             or _LOGCAT_LEVELS.get(match["logcat"] or match["threadtime"] or "", "")
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(
