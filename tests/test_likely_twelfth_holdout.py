@@ -131,6 +131,11 @@ def test_an_xdist_workers_crash_is_its_death() -> None:
             f"FAILED tests/test_x.py::test_y - {crash}",
         ]
     ) == (3, LikelyReason.SIGNAL)
+    # older xdist capitalised it (`Worker 'gw0' crashed while running …`)
+    assert picked_from(["Worker 'gw0' crashed while running 't.py::test_a'", "1 failed"]) == (
+        1,
+        LikelyReason.SIGNAL,
+    )
     # xdist's `node down:` line, printed first, is the same death
     assert picked_from(["[gw3] node down: Not properly terminated", crash]) == (1, LikelyReason.SIGNAL)
     # a crash worded without xdist's worker id is only a failure line

@@ -194,7 +194,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\s
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
-    | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated | \bworker\ '?gw\d+'?\ crashed\ while\ running\b
+    | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated | \b[Ww]orker\ '?gw\d+'?\ crashed\ while\ running\b
     | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
     | \*\*\*\ (?:stack\ smashing|buffer\ overflow|glibc)\ detected\ \*\*\* | \*\*\*\ Error\ in\ `
     | ^(?:double\ free\ or\ corruption\b|corrupted\ size\ vs\.\ prev_size\b|free\(\):\ invalid\ |malloc\(\):\ |munmap_chunk\(\):\ invalid\ pointer)
