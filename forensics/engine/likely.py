@@ -72,10 +72,9 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
         r"^(?:Failed tests|Tests in error):$",
         r"^(?:\w[\w$]*\([\w.$]+\)|[\w$]+(?:\.[\w$]+)+:\d+ )",
     ),
-    # ... and since 3.0, at ERROR (`[ERROR] Failures: `, GitHub Actions' `Error:  Errors: `): each entry below it, `  Class.test:
-    # 109 expected:<…>`, or a rerun test's name alone, then its runs (`  Run 1: Class.test:109 » …`, `  Run 2: PASS`),
-    # where the first failed run says what failed (a header of Java's own report fields stays no marker: `Failures:` alone
-    # is torchrun's ChildFailedError report)
+    # ... and since 3.0, at ERROR (`[ERROR] Failures: `, GitHub Actions' `Error:  Errors: `): each entry below it (`  Class.
+    # test:109 expected:<…>`), or a rerun test's name alone, then its runs (`  Run 1: Class.test:109 » …`, `  Run 2: PASS`),
+    # where the first failed run says what failed; `Failures:` at no level (torchrun's ChildFailedError field) is no marker
     (
         "Maven Surefire",
         r"^(?:\[ERROR\]|Error:) +(?:Failures|Errors):$",
