@@ -57,12 +57,27 @@ def test_the_picker_has_gates_whose_literals_are_found_together() -> None:
     assert any(gate._gate and gate._gate[1] for gate in numbered)  # caseless ones too
 
 
+def test_a_process_builds_the_set_only_after_its_first_texts() -> None:
+    present = _LiteralsPresent()
+    present.register(("alpha", "beta"), caseless=False)
+    assert all(present.found(f"text {number}") is None for number in range(gated_regex.PLAIN_TEXTS))
+    assert present.found("alpha and more") == {present.ids["alpha", False]}
+
+
 @given(pieces=st.lists(_PIECE, max_size=12))
 def test_every_gate_answers_as_its_own_literal_search(pieces: list[str]) -> None:
     text = "".join(pieces)
-    for gate in GATES:
+    for gate in GATES:  # each gate on its own (the first texts of a process)
         assert gate.possible(text) == _reference(gate, text), (gate.pattern, text)
-        assert gate.possible(text) == _reference(gate, text)  # again, from the texts kept
+    present = gated_regex._PRESENT
+    left, present.plain_left = present.plain_left, 0
+    try:
+        for gate in GATES:  # the literals found in one pass
+            assert gate.possible(text) == _reference(gate, text), (gate.pattern, text)
+            assert gate.possible(text) == _reference(gate, text)  # again, from the texts kept
+        assert present.found(text) is not None
+    finally:
+        present.plain_left = left
 
 
 def test_without_re2_each_gate_looks_for_its_literals_itself(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +92,9 @@ def test_without_re2_each_gate_looks_for_its_literals_itself(monkeypatch: pytest
 
 def test_literals_added_later_are_found_in_texts_seen_before() -> None:
     present = _LiteralsPresent()
+    present.plain_left = 1
     first = present.register(("alpha", "beta"), caseless=False)
+    assert present.found("the first text") is None  # answered by each gate itself
     text = "Alpha beta GAMMA"
     assert present.found(text) == first - {present.ids["alpha", False]}
     later = present.register(("gamma", "delta"), caseless=True)

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 _UNKNOWN = ()  # the gate is computed on first use, with the pattern
 _RECENT_TEXTS = 4  # texts whose literals `_LiteralsPresent` keeps: the picker asks about 2-4 texts a line
+# texts each gate answers for itself before the Set is built (2-10 ms): a short log, or a few lines of a long one
+# before its fatal event, never pays for it
+PLAIN_TEXTS = 512
 
 
 class _LiteralsPresent:
@@ -38,6 +41,7 @@ class _LiteralsPresent:
         self._set: Any = None  # built on the first text after a literal is added
         self._recent: list[tuple[str, frozenset[int]]] = []
         self._unavailable = False
+        self.plain_left = PLAIN_TEXTS  # new texts still answered by each gate itself
 
     def register(self, literals: Iterable[str], *, caseless: bool) -> frozenset[int]:
         """The numbers of these literals (numbered on first sight)."""
@@ -50,12 +54,16 @@ class _LiteralsPresent:
         return frozenset(self.ids[key] for key in keys)
 
     def found(self, text: str) -> frozenset[int] | None:
-        """The numbers of the registered literals `text` holds; None where RE2 is not installed."""
+        """The numbers of the registered literals `text` holds; None for the first PLAIN_TEXTS texts and where RE2
+        is not installed."""
         for recent, found in self._recent:
             if recent is text:
                 return found
         if not text:
             return frozenset()
+        if self.plain_left > 0:
+            self.plain_left -= 1
+            return None
         search_set = self._set if self._set is not None else self._build()
         if search_set is None:
             return None
