@@ -54,7 +54,11 @@ _PIECE = st.one_of(
 def test_the_picker_has_gates_whose_literals_are_found_together() -> None:
     numbered = [gate for gate in GATES if gate._ids]
     assert len(numbered) >= 10
-    assert any(gate._gate and gate._gate[1] for gate in numbered)  # caseless ones too
+    assert any(gate._gate and gate._gate[1] for gate in numbered)  # caseless ones
+    assert any(  # and case-sensitive ones with capitals
+        gate._gate and not gate._gate[1] and any(literal != literal.lower() for literal in gate._gate[0])
+        for gate in numbered
+    )
 
 
 def test_a_process_builds_the_set_only_after_its_first_texts() -> None:

@@ -111,21 +111,20 @@ class GatedRegex(LazyRegex):
         super().__init__(pattern, flags)
         self._minimum = minimum  # the shortest literal worth looking for
         self._gate: tuple[tuple[str, ...], bool] | tuple[()] | None = _UNKNOWN
-        self._ids: frozenset[int] = frozenset()  # a case-sensitive gate's literals, numbered by `_PRESENT`
+        self._ids: frozenset[int] = frozenset()  # the gate's literals (two or more), numbered by `_PRESENT`
 
     def possible(self, string: str) -> bool:
         """False only when `string` holds none of the literals every match contains."""
         gate = self._gate
         if gate == _UNKNOWN:
             gate = self._gate = _gate_of(self.pattern, self.flags, self._minimum)
-            if gate and len(gate[0]) > 1 and all(literal == literal.lower() for literal in gate[0]):
-                self._ids = _PRESENT.register(gate[0], caseless=gate[1])
+            if gate:
+                self._ids = _numbered(*gate)
         if not gate:
             return True
         literals, insensitive = gate
-        if (
-            insensitive and not string.isascii()
-        ):  # case folding beyond ASCII (`ſ` matches `s`): let `regex` decide
+        # case folding beyond ASCII (`ſ` matches `s`): let `regex` decide
+        if insensitive and not string.isascii():
             return True
         if self._ids and (found := _PRESENT.found(string)) is not None:
             return not self._ids.isdisjoint(found)
@@ -152,6 +151,14 @@ class GatedRegex(LazyRegex):
     ) -> regex.Match[str] | None:
         """`regex.Pattern.fullmatch`."""
         return self.compiled.fullmatch(string, pos, endpos) if self.possible(string) else None
+
+
+def _numbered(literals: tuple[str, ...], caseless: bool) -> frozenset[int]:
+    """A gate's literals numbered in `_PRESENT`: when there are two or more (one is looked for faster on its own) and,
+    for a caseless gate, all in lower case (as `(?i)` finds them on ASCII text)."""
+    if len(literals) < 2 or (caseless and any(literal != literal.lower() for literal in literals)):
+        return frozenset()
+    return _PRESENT.register(literals, caseless=caseless)
 
 
 def _gate_of(pattern: str, flags: int, minimum: int) -> tuple[tuple[str, ...], bool] | None:
