@@ -229,6 +229,61 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "def server():",
         "pytest-dev/pytest src/_pytest/junitxml.py append_error (pytest 3.x-5.3)",
     ),
+    # the next set: the JVM's, .NET's, Ruby's and PHP's renderings of three of these families
+    (
+        "pytest.timeout",
+        "org.junit.runners.model.TestTimedOutException: test timed out after 1000 milliseconds",
+        "junit-team/junit4 src/main/java/org/junit/runners/model/TestTimedOutException.java",
+    ),
+    (
+        "pytest.timeout",
+        "java.util.concurrent.TimeoutException: streamsLargeResponse() timed out after 30 seconds (see thread dump "
+        "printed to System.out)",
+        "junit-team/junit5 junit-jupiter-engine .../extension/TimeoutExceptionFactory.java (5.12+)",
+    ),
+    (
+        "pytest.timeout",
+        "[ERROR] Failed to execute goal org.apache.maven.plugins:maven-surefire-plugin:3.2.5:test (default-test) on "
+        "project core: There was a timeout in the fork -> [Help 1]",
+        "apache/maven-surefire maven-surefire-common .../booterclient/ForkStarter.java",
+    ),
+    (
+        "pytest.timeout",
+        "   Test exceeded Timeout value of 2000ms",
+        "nunit/nunit src/NUnitFramework/framework/Internal/Commands/TimeoutCommand.cs",
+    ),
+    (
+        "process.signal-exit-status",
+        "> Process 'Gradle Test Executor 3' finished with non-zero exit value 137",
+        "gradle/gradle DefaultExecHandle (ExecHandleResult.assertNormalExitValue)",
+    ),
+    (
+        "process.signal-exit-status",
+        "[error] java.lang.RuntimeException: Nonzero exit code returned from runner: 137",
+        "sbt run/src/main/scala/sbt/Run.scala",
+    ),
+    (
+        "process.killed-by-signal",
+        "Gradle build daemon disappeared unexpectedly (it may have been killed or may have crashed)",
+        "gradle/gradle launcher .../client/DaemonDisappearedException.java",
+    ),
+    (
+        "network.connection-refused",
+        'Failed to open TCP connection to localhost:3000 (Connection refused - connect(2) for "localhost" port 3000) '
+        "(Errno::ECONNREFUSED)",
+        "ruby/ruby ext/socket/init.c rsock_syserr_fail_host_port, under Net::HTTP",
+    ),
+    (
+        "network.connection-refused",
+        "PDOException: SQLSTATE[HY000] [2002] Connection refused",
+        "php-src ext/mysqlnd through PDO",
+    ),
+    (
+        "network.connection-refused",
+        "org.apache.http.conn.HttpHostConnectException: Connect to localhost:8080 [localhost/127.0.0.1] failed: "
+        "Connection refused (Connection refused)",
+        "apache/httpcomponents-client HttpHostConnectException (4.x)",
+    ),
 ]
 
 # (rule that must not answer, lines that look alike)
@@ -323,6 +378,16 @@ NEAR_MISSES = [
         "pytest.collection-error",
         ["Retrying after a garbage collection failure in the allocator"],
         id="a-sentence-about-garbage-collection",
+    ),
+    pytest.param(
+        "pytest.timeout",
+        ["org.opentest4j.AssertionFailedError: execution timed out after 100 ms"],
+        id="junit5-assert-timeout-is-the-test-s-own-assertion",
+    ),
+    pytest.param(
+        "process.signal-exit-status",
+        ["> Process 'command 'npm'' finished with non-zero exit value 1"],
+        id="gradle-exec-ordinary-exit",
     ),
 ]
 
