@@ -284,6 +284,14 @@ CATALOGUE: list[tuple[str, str | list[str], str]] = [
         "Connection refused (Connection refused)",
         "apache/httpcomponents-client HttpHostConnectException (4.x)",
     ),
+    (
+        "fatal-line.filesystem",
+        [
+            "Error: ENOSPC: System limit for number of file watchers reached, watch '/home/runner/work/app/src'",
+            "    at FSWatcher.<computed> [as _handle] (node:internal/fs/watchers:247:19)",
+        ],
+        "nodejs/node lib/internal/errors.js uvException (fs.watch over inotify's ENOSPC: the watch limit)",
+    ),
 ]
 
 # (rule that must not answer, lines that look alike)
@@ -388,6 +396,13 @@ NEAR_MISSES = [
         "process.signal-exit-status",
         ["> Process 'command 'npm'' finished with non-zero exit value 1"],
         id="gradle-exec-ordinary-exit",
+    ),
+    pytest.param(
+        "fatal-line.disk-full",
+        [
+            "Error: ENOSPC: System limit for number of file watchers reached, watch '/home/runner/work/app/src'"
+        ],
+        id="inotify-watch-limit-is-not-the-disk",
     ),
 ]
 
