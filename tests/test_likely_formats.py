@@ -307,7 +307,7 @@ RENDERINGS: tuple[tuple[str, str, str, tuple[str, ...], int, LikelyReason], ...]
             "    org.junit.ComparisonFailure: Expect io.quarkus.qute.runtime.extensions.TimeTemplateExtension but was io.quark",
         ),
         2,
-        LikelyReason.ERROR_LINE,
+        LikelyReason.EXCEPTION_LINE,  # a Java class ending in Failure, named with its package (sixteenth round)
     ),
     (
         "ctest",
@@ -377,6 +377,66 @@ RENDERINGS: tuple[tuple[str, str, str, tuple[str, ...], int, LikelyReason], ...]
         LikelyReason.ERROR_LINE,
     ),
     (
+        "unittest-report",
+        "unittest's report between its rules (`printErrorList`: `FAIL: test_x (mod.Case)`), its traceback cut",
+        "https://github.com/python/cpython/blob/main/Lib/unittest/runner.py",
+        (
+            "======================================================================",
+            "FAIL: test_split (__main__.TestStringMethods.test_split)",
+            "----------------------------------------------------------------------",
+            "Traceback (most recent call last):",
+            '  File "test.py", line 14, in test_split',
+        ),
+        2,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
+        "surefire-summary",
+        "Maven Surefire < 2.19's `Results :` summary: `Tests in error: ` then each `  test(pkg.Class): message`",
+        "https://github.com/apache/maven-surefire",  # DefaultReporterFactory: `Tests in error: `, `"  " + source`
+        (
+            "Results :",
+            "",
+            "Tests in error: ",
+            "  testConnect(org.example.ClientTest): Connection refused",
+            "",
+            "Tests run: 12, Failures: 0, Errors: 1, Skipped: 0",
+        ),
+        4,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
+        "surefire3-summary",
+        "Maven Surefire 3's summary at ERROR (`Failures: `, a rerun test's name then `  Run 1: …`, `  Run 2: PASS`)",
+        "https://github.com/apache/maven-surefire",  # DefaultReporterFactory.printTestFailures, TestResultType
+        (
+            "[INFO] Results:",
+            "[INFO] ",
+            "[ERROR] Failures: ",
+            "[ERROR] org.example.ClientIT.testConnect",
+            "[ERROR]   Run 1: ClientIT.testConnect:42 expected:<200> but was:<503>",
+            "[INFO]   Run 2: PASS",
+            "[INFO] ",
+            "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0",
+        ),
+        5,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
+        "colcon-test-result",
+        "colcon test-result --verbose: `  <<< failure message`, the JUnit XML's message indented below, `  >>>`",
+        "https://github.com/colcon/colcon-test-result/blob/master/colcon_test_result/verb/test_result.py",
+        (
+            "build/pkg/test_results/pkg/test_node.xunit.xml: 3 tests, 0 errors, 1 failure, 0 skipped",
+            "- pkg.test_node TestNode.test_publish",
+            "  <<< failure message",
+            "    AssertionError: no message received within 5 s",
+            "  >>>",
+        ),
+        4,
+        LikelyReason.ERROR_LINE,
+    ),
+    (
         "xdist",
         "pytest-xdist's progress lines: the first `[gw1] [ 66%] FAILED …`",
         "https://github.com/huggingface/Repo2RLEnv/issues/150",
@@ -411,9 +471,32 @@ def test_each_runners_failure_points_at_its_line(
 def test_the_runners_table_is_data_each_marker_matching_its_own_rendering() -> None:
     # every runner the table names has a rendering above that reaches the picker through its marker
     runners = {runner for runner, _marker, _message in TEST_RUNNER_FAILURES}
-    assert runners == {"Ginkgo", "Bazel", "CTest", "Go testing", "googletest", "Jest", "test verdict"}
+    assert runners == {
+        "Ginkgo",
+        "Bazel",
+        "CTest",
+        "Go testing",
+        "googletest",
+        "Jest",
+        "unittest",
+        "Maven Surefire",
+        "colcon test-result",
+        "test verdict",
+    }
     shown = {case.split("-")[0] for case, *_rest in RENDERINGS}
-    assert {"ginkgo1", "ginkgo2", "bazel", "ctest", "go", "gtest", "jest", "verdict"} <= shown
+    assert {
+        "ginkgo1",
+        "ginkgo2",
+        "bazel",
+        "ctest",
+        "go",
+        "gtest",
+        "jest",
+        "unittest",
+        "surefire",
+        "colcon",
+        "verdict",
+    } <= shown
 
 
 def test_a_runners_totals_and_passing_tests_are_not_its_failure() -> None:

@@ -104,7 +104,8 @@ def test_near_misses_of_the_eleventh_round() -> None:
         LikelyReason.ERROR_LINE,
     )
     gradle = ["x.FooTest > testBar FAILED", "    org.junit.ComparisonFailure: Expect a but was b"]
-    assert picked_from(gradle) == (2, LikelyReason.ERROR_LINE)
+    # (an exception line since the sixteenth round: a packaged Java class ending in Failure)
+    assert picked_from(gradle) == (2, LikelyReason.EXCEPTION_LINE)
     # a wrapped sentence needs a plain line above it that starts a sentence and stops mid-way: a record with a header
     # (`16:40:39.507  Container agenticos-redis-1 Waiting`) or a line that ends otherwise is a line of its own
     assert picked_in("holdout-r6/server-not-ready/j-agenticos-compose-redis-unhealthy-deploy.log") == (

@@ -320,12 +320,12 @@ CATALOGUE = [
 ]
 
 NEAR_MISSES = [
+    # the sixteenth round reads ComfyUI's "!!! Exception during processing !!! Allocation on device" as the OOM itself
+    # (train's holdout-r12 y-comfyui-animatediff-allocation-on-device labels it so); only the unloading line stays a
+    # near miss
     pytest.param(
         "torch.cuda-oom",
-        [
-            "2024-09-15 22:48:26,085 - root - ERROR - Got an OOM, unloading all loaded models.",
-            "2024-09-15 22:50:34,519 - root - ERROR - !!! Exception during processing !!! Allocation on device ",
-        ],
+        ["2024-09-15 22:48:26,085 - root - ERROR - Got an OOM, unloading all loaded models."],
         id="comfyui-wrapper-lines",
     ),
     pytest.param(

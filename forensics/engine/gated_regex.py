@@ -5,13 +5,14 @@ JSON, a few KiB) each search costs up to a millisecond in `regex`, while looking
 contain (`rules/literals.py`, the pre-filter's extraction) costs a few microseconds. Same answers: a text
 without any of them cannot match. An alternation asked only whether it matches (`AnyOf`) is searched one
 branch at a time: `regex` tries every branch at every position of a line, but finds one branch's literal
-quickly.
+quickly. The picker asks ~50 gates about each line it is fed, several of them about the same text: which of the
+gates' literals a text holds is found for all of them in one pass (`_LiteralsPresent`, RE2's Set).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from forensics.lazy_regex import LazyRegex
 from forensics.regex_code import compile_pattern
@@ -21,30 +22,116 @@ if TYPE_CHECKING:
     import regex
 
 _UNKNOWN = ()  # the gate is computed on first use, with the pattern
+_RECENT_TEXTS = 4  # texts whose literals `_LiteralsPresent` keeps: the picker asks about 2-4 texts a line
+# texts each gate answers for itself before the Set is built (2-10 ms): a short log, or a few lines of a long one
+# before its fatal event, never pays for it
+PLAIN_TEXTS = 512
+
+
+class _LiteralsPresent:
+    """Which of the gates' literals a text holds: all found in one pass of RE2's Set, kept for the last few
+    texts (by identity: each is held, so its id cannot be reused). `literal in text` for each literal of each gate,
+    ~50 gates a line, cost about a third of a likely-cause re-read's CPU on lines of a few hundred characters;
+    where RE2 is not installed, `found` answers None and each gate looks for its literals itself. A caseless
+    literal (lower case) is found with `(?i)`: on ASCII text (a caseless gate asks of no other), what
+    `literal in text.lower()` finds."""
+
+    def __init__(self) -> None:
+        self.ids: dict[tuple[str, bool], int] = {}  # (literal, caseless) → its number in the Set
+        self._set: Any = None  # built on the first text after a literal is added
+        self._recent: list[tuple[str, frozenset[int]]] = []
+        self._unavailable = False
+        self.plain_left = PLAIN_TEXTS  # new texts still answered by each gate itself
+
+    def register(self, literals: Iterable[str], *, caseless: bool) -> frozenset[int]:
+        """The numbers of these literals (numbered on first sight)."""
+        keys = [(literal, caseless) for literal in literals]
+        for key in keys:
+            if key not in self.ids:
+                self.ids[key] = len(self.ids)
+                self._set = None
+                self._recent.clear()  # found without this literal
+        return frozenset(self.ids[key] for key in keys)
+
+    def found(self, text: str) -> frozenset[int] | None:
+        """The numbers of the registered literals `text` holds; None for the first PLAIN_TEXTS texts and where RE2
+        is not installed."""
+        for recent, found in self._recent:
+            if recent is text:
+                return found
+        if not text:
+            return frozenset()
+        if self.plain_left > 0:
+            self.plain_left -= 1
+            return None
+        search_set = self._set if self._set is not None else self._build()
+        if search_set is None:
+            return None
+        try:
+            found = frozenset(search_set.Match(text) or ())
+        except (UnicodeError, TypeError):  # text RE2 cannot take (a lone surrogate): each gate looks itself
+            return None
+        self._recent.append((text, found))
+        if len(self._recent) > _RECENT_TEXTS:
+            del self._recent[0]
+        return found
+
+    def _build(self) -> Any:
+        """RE2's Set of every literal numbered so far; None where RE2 is not installed."""
+        if self._unavailable:
+            return None
+        try:
+            import re2  # type: ignore[import-untyped]
+        except ImportError:
+            self._unavailable = True
+            return None
+        search_set = re2.Set.SearchSet(re2.Options())
+        try:
+            for literal, caseless in sorted(self.ids, key=self.ids.__getitem__):
+                # every character by its code point: no literal's text reads as syntax
+                escaped = "".join(f"\\x{{{ord(char):x}}}" for char in literal)
+                search_set.Add(f"(?i){escaped}" if caseless else escaped)
+            search_set.Compile()
+        except re2.error:  # over RE2's memory budget: each gate looks for its literals itself
+            self._unavailable = True
+            return None
+        self._set = search_set
+        return search_set
+
+
+_PRESENT = _LiteralsPresent()
 
 
 class GatedRegex(LazyRegex):
     """`LazyRegex` whose `search`/`match`/`fullmatch` return None at once when no required literal occurs."""
 
-    __slots__ = ("_gate", "_minimum")
+    __slots__ = ("_gate", "_ids", "_minimum")
 
     def __init__(self, pattern: str, flags: int = 0, *, minimum: int = MIN_LITERAL) -> None:
         super().__init__(pattern, flags)
         self._minimum = minimum  # the shortest literal worth looking for
         self._gate: tuple[tuple[str, ...], bool] | tuple[()] | None = _UNKNOWN
+        self._ids: frozenset[int] = frozenset()  # the gate's literals (two or more), numbered by `_PRESENT`
 
     def possible(self, string: str) -> bool:
         """False only when `string` holds none of the literals every match contains."""
         gate = self._gate
         if gate == _UNKNOWN:
             gate = self._gate = _gate_of(self.pattern, self.flags, self._minimum)
+            if gate:
+                self._ids = _numbered(*gate)
         if not gate:
             return True
         literals, insensitive = gate
+        # case folding beyond ASCII (`ſ` matches `s`): let `regex` decide
+        if insensitive and not string.isascii():
+            return True
+        if self._ids and (found := _PRESENT.found(string)) is not None:
+            return not self._ids.isdisjoint(found)
         if insensitive:
-            if not string.isascii():  # case folding beyond ASCII (`ſ` matches `s`): let `regex` decide
-                return True
             string = string.lower()
+        if len(literals) == 1:
+            return literals[0] in string
         return any(literal in string for literal in literals)
 
     def search(
@@ -64,6 +151,14 @@ class GatedRegex(LazyRegex):
     ) -> regex.Match[str] | None:
         """`regex.Pattern.fullmatch`."""
         return self.compiled.fullmatch(string, pos, endpos) if self.possible(string) else None
+
+
+def _numbered(literals: tuple[str, ...], caseless: bool) -> frozenset[int]:
+    """A gate's literals numbered in `_PRESENT`: when there are two or more (one is looked for faster on its own) and,
+    for a caseless gate, all in lower case (as `(?i)` finds them on ASCII text)."""
+    if len(literals) < 2 or (caseless and any(literal != literal.lower() for literal in literals)):
+        return frozenset()
+    return _PRESENT.register(literals, caseless=caseless)
 
 
 def _gate_of(pattern: str, flags: int, minimum: int) -> tuple[tuple[str, ...], bool] | None:

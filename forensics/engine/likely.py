@@ -26,6 +26,11 @@ from forensics.lazy_regex import LazyRegex
 from forensics.model import ExcerptLine, LikelyReason
 from forensics.regex_code import IGNORECASE, VERBOSE
 
+# unittest's report of a failed test, between its `====` and `----` rules (`FAIL: test_x (mod.Case)`, `ERROR: test_y
+# (mod.Case.test_y)` since Python 3.11, a subtest's parameters after it): it names the test, and the traceback below it
+# says what failed, so the traceback's exception beats it, bare or not; when the excerpt cut the traceback before its
+# exception line, the header is what is left (sixteenth round)
+UNITTEST_REPORT = r"^(?:FAIL|ERROR): \w+ \([\w.]+\)(?: \(.*\))?$"
 # How test runners report a failed test, kept as data so that a new runner is one entry: the runner, the marker
 # line (matched on the line as shown, stripped), and where the failure's message follows the marker within
 # EXCERPT_AFTER lines, a pattern for that message line, which is then the answer. Each is an error line: the runner
@@ -57,6 +62,32 @@ TEST_RUNNER_FAILURES: tuple[tuple[str, str, str | None], ...] = (
     ("googletest", r"^\S+?(?::\d+|\(\d+\)): Failure$|^\[  FAILED  \] \w", None),
     # Jest: `● Suite › test`, a blank line, then the assertion's message (`expect(received).toBe(expected) …`)
     ("Jest", r"^● \S", r"\S"),
+    ("unittest", UNITTEST_REPORT, None),
+    # Maven Surefire's summary before 3.0 (`Results :`): `Failed tests:   test(pkg.Class): message` with the first entry
+    # on the header's line, `Tests in error: ` alone with its entries below (`  test(pkg.Class): message`, 2.19's
+    # `  Class.test:12 » NullPointer`); Maven's `Failed to execute goal …: There are test failures.` is the epilogue
+    ("Maven Surefire", r"^(?:Failed tests|Tests in error): +\S", None),
+    (
+        "Maven Surefire",
+        r"^(?:Failed tests|Tests in error):$",
+        r"^(?:\w[\w$]*\([\w.$]+\)|[\w$]+(?:\.[\w$]+)+:\d+ )",
+    ),
+    # ... and since 3.0, at ERROR (`[ERROR] Failures: `, GitHub Actions' `Error:  Errors: `): each entry below it (`  Class.
+    # test:109 expected:<…>`), or a rerun test's name alone, then its runs (`  Run 1: Class.test:109 » …`, `  Run 2: PASS`),
+    # where the first failed run says what failed; `Failures:` at no level (torchrun's ChildFailedError field) is no marker
+    (
+        "Maven Surefire",
+        r"^(?:\[ERROR\]|Error:) +(?:Failures|Errors):$",
+        r"^(?:\[ERROR\]|Error:) +(?:[\w$]+\.)+[\w$]+(?::\d+)?(?: |$)",
+    ),
+    (
+        "Maven Surefire",
+        r"^(?:\[ERROR\]|Error:) +(?:[a-z_][\w$]*\.)+[A-Z][\w$]*\.[\w$]+$",
+        r"^(?:\[ERROR\]|Error:) +Run \d+: (?!PASS$)\S",
+    ),
+    # colcon test-result --verbose: `- test case`, `  <<< failure message` (or `error message`), the message indented
+    # below it, `  >>>`: the message the JUnit XML holds for the failed test
+    ("colcon test-result", r"^<<< (?:error|failure) message$", r"^(?!>>>$)\S"),
     # a test's own line ending in its verdict: ggml's test-opt (`  test_x(a=1): FAIL`), test-backend-ops behind its
     # error (`[MUL_MAT] NMSE = 0.47 > 0.0005   MUL_MAT(type_a=f32,…): FAIL`), unittest's verbose `test_x (mod.Case)
     # ... FAIL` (its traceback below beats it); the suite's `Backend CPU: FAIL` comes after the first one
@@ -162,7 +193,7 @@ _SIGNAL = AnyOf(  # only asked whether it matches
     | \bSignal\ \d+\ \(SIG\w+\)\ received | \*\*\*\ Received\ signal\ \d+\ \*\*\* | \bsegfault\ at\ [0-9a-f]+\s
     | \b(?i:exit)(?:ed)?(?:\ with)?[\ _]?(?i:code|status)\s*[=:]?\s*\(?(?:-\d+|13[47]|139)\b
     | \bexitcode\s*[=:]\s*-\d+ | \bOOMKilled\b | \breceived\ signal\ SIG\w+ | \bSIG(?:KILL|SEGV|ABRT|BUS)\b
-    | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated
+    | ^Terminated$ | \bnode\ down:\ Not\ properly\ terminated | \b[Ww]orker\ '?gw\d+'?\ crashed\ while\ running\b
     | \bsignal:\ (?:killed|terminated|segmentation\ fault|aborted|bus\ error|quit|hangup)\b
     | \*\*\*\ (?:stack\ smashing|buffer\ overflow|glibc)\ detected\ \*\*\* | \*\*\*\ Error\ in\ `
     | ^(?:double\ free\ or\ corruption\b|corrupted\ size\ vs\.\ prev_size\b|free\(\):\ invalid\ |malloc\(\):\ |munmap_chunk\(\):\ invalid\ pointer)
@@ -178,6 +209,9 @@ _EPILOGUE = GatedRegex(
     # a command's exit status as its runner reports it (docker's legacy builder `executor failed running [/bin/sh -c
     # pip install …]: exit code: 1`, a retrying runner's `command failed after 1/3 attempt(s), exit code: 1`)
     r"|\b(?:command|executor) failed\b.{0,300}\bexit code:? (?!13[479]\b)-?\d+$"
+    # pyxis (Slurm's container plugin) on the child that imports the image: `pyxis: child 129103 failed with error code:
+    # 1`, its own error on the next line (`pyxis: failed to import docker image`)
+    r"|\bchild(?: process)?(?: \d+)? (?:failed|exited) with (?:exit |error |return )?(?:code|status):? (?!13[479]\b)-?\d+$"
     # Node's child_process (`execSync`): `Error: Command failed: <command>`, what the command printed is above it
     r"|^Error: Command failed: ",
     IGNORECASE,
@@ -195,6 +229,9 @@ _EXCEPTION_ANYWHERE = GatedRegex(
     r"(?:\([\w.]+\))?(?: \[[A-Z_]+\])?(?: \(see above for traceback\))?(?:: \S| - \S|\(['\"])"
     # asyncio's `future: <Task finished … exception=AttributeError("'State' object has no attribute …")>`
     r"|\bexception=(?P<name>(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception))\("
+    # JUnit 4's `org.junit.ComparisonFailure: expected:<439[63]> but was:<439[72]>` above its `\tat …` frames: a Java
+    # class named with its package that ends in Failure (bare, `Failure: x` is a report's field, sixteenth round)
+    r"|(?:^|[\s|:\]>(])(?P<name>(?:[a-z_]\w*\.)+[A-Z]\w*Failure): \S"
     # Gradle's test report: `    java.lang.AssertionError at GreeterTest.java:9`
     r"|^(?:[a-z_]\w*\.)+(?P<name>[A-Z]\w*(?:Error|Exception|Failure)) at [\w$]+\.(?:java|kt|groovy|scala):\d+$"
 )
@@ -270,6 +307,10 @@ _ERROR_PHRASE = GatedRegex(
     # Assertion `srcIndex < srcSelectDimSize` failed.``, its `failed.` wrapped onto the next line by a narrow console):
     # printed before the traceback whose `RuntimeError: CUDA error: device-side assert triggered` names it
     r"|\bAssertion `[^`]*`(?: failed\.|\s*$)"
+    # an Ascend C kernel's assertion (`[ASSERT] …/gather_v3_base.h:137: Assertion `(0 <= val && …)' Index … out of
+    # range[0 203136)!`; asc-devkit's `[ASSERT] file:137:func Assertion 'x' `): the kernel traps, and the host's error
+    # below restates it, as CUDA's does (sixteenth round)
+    r"|^\S+\.(?:h|hh|hpp|c|cc|cpp|cxx|cu):\d+:\S*\s+Assertion [`'][^`']*'"
     # a line that starts with the word error (docker's `Error response from daemon: …`, cargo's `error: could not
     # compile`, rustc's `error[E0425]: …`), also behind the program's name (`docker: Error response from daemon`)
     # (llama.cpp's tests print the colon spaced: `main : error: token 3 detokenizes to …`)
@@ -389,7 +430,7 @@ _FAILURE_WORDS = GatedRegex(
     # every stack's wording of a failure in progress (huggingface_hub's `Error while downloading from …`, ld.so's `error
     # while loading shared libraries`), TensorFlow's status for an allocator out of memory (`Resource exhausted: OOM
     # when allocating tensor …`), torch elastic's agent on the signal it got (`Received 15 death signal`)
-    r"|error while [a-z]+ing|resource exhausted|OOM when allocating|death signal"
+    r"|errors? while [a-z]+ing|resource exhausted|OOM when allocating|death signal"
     r"|already in use|no space left|exited with (?:exit )?(?:code|status) [1-9]\d*"
     # NVSHMEM's error macro: `ibgda.cpp:1345: non-zero status: 121 Error in mlx5dv_devx_obj_modify …`
     r"|non-zero status: [1-9]\d*"
@@ -400,7 +441,7 @@ _FAILURE_WORDS = GatedRegex(
     # no device where one was expected (`Found 0 GPUs`, `Detected 0 CUDA devices`, `No CUDA devices found`, vLLM's `No
     # platform detected, vLLM is running on UnspecifiedPlatform`: no accelerator at all)
     r"|\b(?:found|detected) 0 (?:[\w-]+ )?(?:devices?|GPUs?)\b"
-    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?|platforms?) (?:were )?(?:found|detected|available)\b"
+    r"|\bno (?:[\w-]+ )?(?:devices?|GPUs?|platforms?) (?:were )?(?:found|detected|available|discovered)\b"
     # huggingface_hub's `There was a problem when trying to write …`, GitHub's `The self-hosted runner: x lost
     # communication with the server.`
     r"|there (?:was|has been) an? (?:problem|error)|lost (?:communication|connection) with"
@@ -673,8 +714,8 @@ class LikelyCausePicker:
             )  # `AssertionError:` then its message
         ):
             self._exception(number, shown, message, LikelyReason.EXCEPTION_LINE)
-        elif _TEST_RUNNER_FAILURE.found(shown.strip()):
-            self._runner_marker(number, shown, message)
+        elif (reported := _runner_report(shown, message)) is not None:
+            self._runner_marker(number, shown, message, reported)
         elif (
             (normalized.level is Level.ERROR and not _FRAME_NOISE.match(message))
             or _ERROR_PHRASE.search(message)
@@ -791,8 +832,16 @@ class LikelyCausePicker:
                 and marker[1].search(text)
                 and marker[0] in self._fallback
             ):
-                self._fallback[self._fallback.index(marker[0])] = self._candidate(
-                    number, text, LikelyReason.ERROR_LINE, wrapper=False
+                replaced = self._candidate(number, text, LikelyReason.ERROR_LINE, wrapper=False)
+                self._fallback[self._fallback.index(marker[0])] = replaced
+                # a message that is a marker in turn (Surefire's rerun test named below `Errors:`, its runs below it)
+                self._marker = next(
+                    (
+                        (replaced, below)
+                        for found, below in _TEST_RUNNER_MARKERS
+                        if below and found.search(text)
+                    ),
+                    None,
                 )
                 return True
         run = _GO_RUN.match(text)
@@ -993,13 +1042,13 @@ class LikelyCausePicker:
             self._fatal = self._fatal or self._provisional.candidate
             self._provisional = None
 
-    def _runner_marker(self, number: int, shown: str, message: str) -> None:
-        """A runner's failure marker: an error line, whose message, when the runner prints one below, replaces it."""
+    def _runner_marker(self, number: int, shown: str, message: str, text: str) -> None:
+        """A runner's failure marker (`text`, as matched): an error line, whose message, when the runner prints one
+        below, replaces it."""
         self._fallback_candidate(number, shown, message, LikelyReason.ERROR_LINE)
         added = self._fallback[-1] if self._fallback else None
         if added is None or added.line != number:
             return
-        text = shown.strip()
         for marker, message_below in _TEST_RUNNER_MARKERS:
             if message_below is not None and marker.search(text):
                 self._marker = (added, message_below)
@@ -1162,7 +1211,11 @@ class LikelyCausePicker:
         if self._fatal is not None and _EXCEPTION.fullmatch(fatal_text) is not None:
             # a bare `AssertionError` says less than the error line before it, and, with not even a colon that
             # its message follows, than a line before it that words the failure (TensorRT's `Error Code 1: …`)
-            said = first_error or (failure if not fatal_text.endswith(":") else None)
+            heads_it = (
+                first_error is not None
+                and _UNITTEST_REPORT.match(_normalize(first_error.text).text.strip()) is not None
+            )
+            said = (None if heads_it else first_error) or (failure if not fatal_text.endswith(":") else None)
             if said is not None and said.line < self._fatal.line:
                 self._fatal = said
         elif self._fatal is not None and _IPYTHON_HEADER.match(fatal_text):
@@ -1326,6 +1379,16 @@ def _lost_its_message(exception: str) -> bool:
 _WORDS_THEN_VALUES = LazyRegex(r"(?:[A-Za-z_]\w*\.)*[A-Z]\w*: [^\[\](){}]*?[A-Za-z]{2,}[^\[\](){}]*?[\[({]")
 
 
+def _runner_report(shown: str, message: str) -> str | None:
+    """The text in which a test runner reports a failed test: the line as shown (the normaliser takes Ginkgo's `[FAIL]`
+    for a tag), else the line after its headers (a console's time of day: `18:54:32 FAIL: test_x (mod.Case)`)."""
+    text = shown.strip()
+    if _TEST_RUNNER_FAILURE.found(text):
+        return text
+    message = message.strip()
+    return message if message != text and _TEST_RUNNER_FAILURE.found(message) else None
+
+
 def _states_a_runners_failure(shown: str) -> bool:
     """Ginkgo's failure marker that says what failed, not only where (its report's `[FAILED] Timed out after 61.060s.`
     after its timeline's `[FAILED] in [It] - networking.go:288 @ 12/07/25 12:10:43.531`); another runner's verdict
@@ -1334,6 +1397,8 @@ def _states_a_runners_failure(shown: str) -> bool:
     return _GINKGO_FAILURE.search(text) is not None and _RUNNER_LOCATION.match(text) is None
 
 
+# unittest's header only names the test: a bare `AssertionError:` of the traceback it heads still says what failed
+_UNITTEST_REPORT = LazyRegex(UNITTEST_REPORT)
 # Ginkgo v2's timeline marks where a spec failed (`[FAILED] in [It] - /src/e2e_test.go:161 @ 01/21/25 21:59:21.129`);
 # the report below it prints the failure's message behind the same marker, which says more (fourteenth round)
 _GINKGO_FAILURE = LazyRegex(
@@ -1501,6 +1566,10 @@ _MORE_PREFIXES = LazyRegex(
     # and as `adb logcat -v threadtime` prints it (`12-09 13:58:40.093 32362 10922 E onnxruntime: `): a level letter
     r"|\d{4}-\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+-\d+\s+\S+\s+\S+\s+(?P<logcat>[VDIWEFA])\s+(?=\S)"
     r"|\d\d-\d\d\s\d\d:\d\d:\d\d\.\d{3}\s+\d+\s+\d+\s+(?P<threadtime>[VDIWEFA])\s+(?=\S)"
+    # Maven's level as GitHub Actions shows it (`[ERROR] ` becomes `Error:  `, `[WARNING] ` `Warning:  `): two spaces, where
+    # an error's own `Error: message` has one, and no tab after them (testify pads its `Error:` label with spaces, then a
+    # tab: `Error:      \tReceived unexpected error:`)
+    r"|(?P<github_maven>Error|Warning): {2}(?! *\t)"
     # a date and time only (`2024-06-25 12:27:29.905   File "…"`): last, so that a header it begins keeps its level
     r"|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?\s+(?=\S)"
 )
@@ -1597,6 +1666,7 @@ def _normalize(raw: str) -> NormalizedLine:
             or match["log4j"]
             or match["timed"]
             or match["bracketed"]
+            or (match["github_maven"] or "").upper()
             or _LOGCAT_LEVELS.get(match["logcat"] or match["threadtime"] or "", "")
         )
         if match["logger"] in ("stdout", "stderr") or (match["thread"] or "").endswith(

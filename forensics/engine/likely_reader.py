@@ -25,7 +25,7 @@ from forensics.model import ExcerptLine
 # any is only context, so a log is read at RE2's speed and Python sees a few lines per MiB.
 _CANDIDATE_KEYWORDS = (
     rb"traceback|error|exception|panic|fatal|critical|kill|segmentation|core dumped|abort|terminat|signal"
-    rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |assertion `|oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
+    rb"|\bsig[a-z]{3,4}\b|exit(?:ed)?(?: with)?[ _]?(?:code|status)|\bassert |assertion [`']|oom|segfault|out of memory|interrupt|what\(\)|raise |file \""
     rb"|the above exception|during handling|fail|cannot|can't|could not|couldn't|unable|not found|no such"
     rb"|refused|denied|invalid|dead|died|crash|timed out|timeout|exceeded|not enough|already in use|no space"
     # a failure named without the failure words, systemd's exit status, a count short of what was expected, llama.cpp's
@@ -34,7 +34,7 @@ _CANDIDATE_KEYWORDS = (
     rb"|not running|no route to host|unreachable|connection reset|broken pipe|not match"
     rb"|did not (?:run|complete|finish) successfully|there (?:was|has been) an? problem|lost (?:communication|connection) with|nccl warn"
     rb"|\*\*\* [a-z ]+ detected \*\*\*|\*\*\* error in `|corrupt|malloc\(\): |evicted|pressure|low on resource"
-    rb"|found 0 |detected 0 |devices? (?:were )?(?:found|detected|available)|gpus? (?:found|detected|available)"
+    rb"|found 0 |detected 0 |devices? (?:were )?(?:found|detected|available|discovered)|gpus? (?:were )?(?:found|detected|available|discovered)"
     rb"|platforms? (?:were )?(?:found|detected|available)"
     rb"|^=== (?:run|cont) |_test\.go:\d+: |^\s*x [a-z]"
     rb"|outofresources|node down|captured (?:stdout|stderr|log) |^e {2,}|^[ef]\d{4} |\[[ef]\d{3,4} |\[[ef]\]|\[[ef] | [efc] \d+ \d+\]|\"level\""

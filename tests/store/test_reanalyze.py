@@ -99,6 +99,10 @@ Access to model meta-llama/Llama-3.1-8B-Instruct is restricted.
 FATAL_HUB_ACCESS = "fatal-line.hub-access"
 # the Hub's plain 401 is the gated log's fallback cause; it goes too, so the gated test is left with none
 UNAUTHORIZED_NEVER_MATCHES = GATED_NEVER_MATCHES.replace('id = "hf.gated-repo"', 'id = "hf.unauthorized"')
+# and so does the 401 read under huggingface_hub's hf_raise_for_status frame (sixteenth round)
+HUB_TRACEBACK_NEVER_MATCHES = GATED_NEVER_MATCHES.replace(
+    'id = "hf.gated-repo"', 'id = "hf.hub-traceback-client-error"'
+)
 MIGRATION = "test_request_migration[qwen3-0.6b]"
 
 
@@ -233,7 +237,9 @@ def test_apply_writes_what_the_redactor_of_today_leaves(
 def test_changed_causes_are_applied_and_lost_ones_are_not(
     store: Store, recorded: Path, tmp_path: Path
 ) -> None:
-    rules = _rules(tmp_path, ENCODER_RULE, GATED_NEVER_MATCHES, UNAUTHORIZED_NEVER_MATCHES)
+    rules = _rules(
+        tmp_path, ENCODER_RULE, GATED_NEVER_MATCHES, UNAUTHORIZED_NEVER_MATCHES, HUB_TRACEBACK_NEVER_MATCHES
+    )
     without_the_hub_tier = RuleSet(tuple(rule for rule in rules if rule.id != FATAL_HUB_ACCESS))
     assert len(without_the_hub_tier) == len(rules) - 1
     found = reanalyze(store, rules=without_the_hub_tier, apply=True)
