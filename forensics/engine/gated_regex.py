@@ -78,11 +78,11 @@ class _LiteralsPresent:
 
     def _build(self) -> Any:
         """RE2's Set of every literal numbered so far; None where RE2 is not installed."""
-        if self._unavailable:
-            return None
-        try:
-            import re2  # type: ignore[import-untyped]
-        except ImportError:
+        # imported here: only a process that has fed the gates PLAIN_TEXTS texts builds the Set
+        from forensics.engine.prefilter import re2_module
+
+        re2 = None if self._unavailable else re2_module()
+        if re2 is None:
             self._unavailable = True
             return None
         search_set = re2.Set.SearchSet(re2.Options())

@@ -18,6 +18,7 @@ from forensics.engine.likely import (
     says_something,
 )
 from forensics.engine.normalize import visible_line
+from forensics.engine.prefilter import re2_module
 from forensics.engine.scanner import EVIDENCE_TEXT_LIMIT, EXCERPT_TEXT_LIMIT, kept_text, line_counter
 from forensics.model import ExcerptLine
 
@@ -51,11 +52,10 @@ def _candidate_pattern() -> Any:
     global _candidates  # noqa: PLW0603  # compiled once, on first use: importing compiles nothing
     if _candidates is None:
         pattern = b"(?im)" + _CANDIDATE_KEYWORDS
-        try:
-            import re2  # type: ignore[import-untyped]
-
+        re2 = re2_module()
+        if re2 is not None:
             _candidates = re2.compile(pattern)
-        except ImportError:
+        else:
             import re
 
             _candidates = re.compile(pattern)

@@ -22,9 +22,10 @@ if TYPE_CHECKING:
 _RE2: list[Any] = []  # the `re2` module (or None where it cannot be imported), once it is first needed
 
 
-def _re2() -> Any:
-    """google-re2 (a DFA for the one big alternation of literals), imported when an automaton is first compiled:
-    a one-line log never needs it (~8 M instructions)."""
+def re2_module() -> Any:
+    """google-re2 (a DFA for the one big alternation of literals), or None where it cannot be imported; imported
+    when first needed (an automaton compiled, the picker's gates' Set, the likely-cause reader's keywords): a
+    one-line log never needs it (~8 M instructions)."""
     if not _RE2:
         try:
             import re2  # type: ignore[import-untyped]
@@ -193,7 +194,7 @@ class LiteralSearch:
             return "hyperscan"
         if not self.compiled:
             return "plain"
-        return "re2" if _re2() is not None else "re"
+        return "re2" if re2_module() is not None else "re"
 
     def hyperscan_search(self) -> _HyperscanFind | None:
         """The Hyperscan search in use, if the search has come to it (what `ProbeSelector` can reuse)."""
@@ -247,7 +248,7 @@ class LiteralSearch:
     def compile(self) -> _Searcher:
         """The automaton: compiled once, on the first search it pays for (or before forking workers)."""
         if self._compiled is None:
-            re2 = _re2()
+            re2 = re2_module()
             if re2 is not None:
                 pattern = _alternation(self._sensitive, self._insensitive, _re2_escape)
                 self._compiled = re2.compile(pattern, _re2_options())
@@ -469,7 +470,7 @@ def first_match_finder(pattern: _Searcher | LiteralSearch) -> Callable[[bytes, i
     if isinstance(pattern, LiteralSearch):
         return pattern.find
     compiled = getattr(pattern, "_regexp", None)
-    anchor = getattr(getattr(_re2(), "_Anchor", None), "UNANCHORED", None)
+    anchor = getattr(getattr(re2_module(), "_Anchor", None), "UNANCHORED", None)
     if compiled is not None and anchor is not None and hasattr(compiled, "Match"):
         match = compiled.Match
 
@@ -492,7 +493,7 @@ RE2_MEMORY = 256 * 1024 * 1024
 def _re2_options() -> Any:
     """RE2's default 8 MiB budget is too small for the DFA of a few hundred rules' literals: past it RE2
     falls back to its NFA (~100x slower) and logs "DFA out of memory". The DFA cache fills only as needed."""
-    options = _re2().Options()
+    options = re2_module().Options()
     options.max_mem = RE2_MEMORY
     return options
 
@@ -559,7 +560,7 @@ class ProbeSelector:
 
     def compile(self) -> None:
         """The RE2 Set of every probe's literals: compiled once, when it pays (or before forking workers)."""
-        re2 = _re2()
+        re2 = re2_module()
         if self._set is not None or re2 is None:
             self._plain_left = -1
             return
@@ -628,7 +629,7 @@ class ProbeSelector:
         sensitive, insensitive = self._by_literal
         found = {number for literal in filter(text.__contains__, sensitive) for number in sensitive[literal]}
         if insensitive:
-            if not (text.isascii() and self._ascii_folding) and _re2() is not None:
+            if not (text.isascii() and self._ascii_folding) and re2_module() is not None:
                 return None
             folded = text.lower()
             found.update(
